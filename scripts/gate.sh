@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job: set up, build the embedded tiny zoo if needed, run the behavioral suite on
+# the default profile, write reports/.  Extra arguments go to pytest
+# (e.g. `bash scripts/gate.sh -m fairness`).  Exits with pytest's status: non-zero when a
+# gate is missed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+.venv/bin/python -m fixtures.zoo build || exit 1
+mkdir -p reports
+.venv/bin/python -m pytest tests_behavioral -n 2 -p no:cacheprovider \
+  --alluredir reports/allure-results --clean-alluredir "$@"
+rc=$?
+bash scripts/allure_html.sh || echo "gate: Allure HTML report not generated (see above)" >&2
+exit $rc

@@ -1,0 +1,59 @@
+"""The recipe registry: every recipe TextAttack ships becomes items; none is silently absent."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from fixtures.profiles import load_profile
+from plugins.attacks.cases import attack_cases
+from plugins.attacks.recipes import (
+    NEEDS,
+    NOT_APPLICABLE,
+    OFFLINE_SUFFIX,
+    SUBSTITUTABLE,
+    exported_recipes,
+    registered_names,
+    registry,
+)
+
+PACKAGE = Path(next(iter(importlib.util.find_spec("textattack").submodule_search_locations)))
+
+
+def test_every_registered_and_exported_recipe_is_enumerated() -> None:
+    registered = registered_names(PACKAGE)
+    recipes = registry()
+    assert len(registered) >= 20  # textattack 0.3.11 registers 21
+    assert {r.name for r in recipes} >= set(registered)
+    covered = {r.class_name for r in recipes}
+    assert set(exported_recipes(PACKAGE)) <= covered
+    assert {"FrenchRecipe", "SpanishRecipe", "ChineseRecipe"} <= covered
+    # class paths resolve to the registry's entries
+    assert {r.name: r.class_path for r in recipes if r.name in registered} == registered
+
+
+def test_each_registered_recipe_is_either_described_or_not_applicable() -> None:
+    """A recipe a new TextAttack adds still gets items; this test asks for its table entry."""
+    for name in registered_names(PACKAGE):
+        assert (name in NEEDS) != (name in NOT_APPLICABLE), name
+
+
+def test_offline_variants_exist_for_the_seed_recipes_only() -> None:
+    variants = {r.name: r for r in registry() if r.offline_variant_of}
+    assert set(variants) == {f"{n}{OFFLINE_SUFFIX}" for n in SUBSTITUTABLE}
+    assert variants["textfooler-offline"].class_path.endswith("TextFoolerJin2019")
+
+
+@pytest.mark.parametrize("profile", ["tiny", "paper"])
+def test_cases_are_recipe_x_model_with_model_specs_and_positions(profile: str) -> None:
+    prof = load_profile(profile)
+    cases = attack_cases(registry(), prof, ["rte"])
+    assert len(cases) == 2 * len(registry())
+    assert [c.position for c in cases] == list(range(len(cases)))
+    assert {c.model.key for c in cases} == {"rte-bert", "rte-albert"}
+    first = cases[0]
+    assert first.id == f"{registry()[0].name}/rte/bert"
+    marks = {m.name: m for m in first.marks()}
+    assert "adversarial" in marks and marks["xdist_group"].args == ("rte-bert",)

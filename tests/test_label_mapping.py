@@ -1,0 +1,55 @@
+"""Loading guards and label mapping: the seed's two silent mistakes must be loud."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fixtures.profiles import load_profile
+from plugins.checklist_run import binary_to_three_class
+from plugins.predictor import ModelLoadError, check_classifier
+
+SPEC = load_profile("paper").get("sst2", "bert")
+CLASSIFIER = {"architectures": ["BertForSequenceClassification"],
+              "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}
+
+
+def test_generic_labels_are_mapped_by_the_models_file() -> None:
+    check_classifier("m", SPEC, CLASSIFIER, missing_keys=[])
+
+
+def test_fill_mask_checkpoint_is_refused() -> None:
+    config = {**CLASSIFIER, "architectures": ["AlbertForMaskedLM"]}
+    with pytest.raises(ModelLoadError, match="not a sequence classifier"):
+        check_classifier("m", SPEC, config, missing_keys=[])
+
+
+def test_newly_initialised_head_is_refused() -> None:
+    with pytest.raises(ModelLoadError, match="classifier.weight"):
+        check_classifier("m", SPEC, CLASSIFIER, missing_keys=["classifier.weight",
+                                                             "classifier.bias"])
+
+
+def test_named_labels_that_contradict_the_models_file_are_refused() -> None:
+    config = {**CLASSIFIER, "id2label": {"0": "POSITIVE", "1": "NEGATIVE"}}
+    with pytest.raises(ModelLoadError, match="output 0 is named 'POSITIVE'"):
+        check_classifier("m", SPEC, config, missing_keys=[])
+
+
+def test_output_count_must_match_the_task() -> None:
+    config = {**CLASSIFIER, "id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}
+    with pytest.raises(ModelLoadError, match="3 outputs"):
+        check_classifier("m", SPEC, config, missing_keys=[])
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=50))
+def test_neutral_band_is_one_third_to_two_thirds(p: list[float]) -> None:
+    p_pos = np.array(p)
+    preds, confs = binary_to_three_class(p_pos)
+    assert np.allclose(confs.sum(axis=1), 1)
+    expected = np.where(p_pos < 1 / 3, 0, np.where(p_pos > 2 / 3, 2, 1))
+    # At the exact band edges the two classes tie; CheckList's argmax picks the lower index.
+    edge = np.isclose(p_pos, 1 / 3) | np.isclose(p_pos, 2 / 3)
+    assert (preds[~edge] == expected[~edge]).all()

@@ -1,0 +1,71 @@
+"""Accuracy items (Table 1) and --nlp-data-dir: the zoo's held-out sets by default, a local
+directory offline, and a hub profile without the hub that says which data is missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from plugins.plugin import REPO_ROOT
+from tests.conftest import RunGate
+
+ZOO = REPO_ROOT / ".cache" / "zoo"
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_tiny_profile_measures_table1_on_the_zoo_heldout_sets(run_gate: RunGate,
+                                                              workers: int) -> None:
+    run = run_gate("-m", "accuracy", workers=workers)
+    records = run.json["accuracy"]
+    assert len(records) == 6 * 2, run.result.stdout.str()[-3000:]
+    assert [(r["dataset"], r["model"]) for r in records] == [
+        (d, m) for d in ("rotten_tomatoes", "yelp_polarity", "sst2", "qqp", "mrpc", "rte")
+        for m in ("bert", "albert")]
+    for r in records:
+        assert r["split"] == "heldout" and r["source"].endswith(f"{r['dataset']}/heldout.jsonl")
+        assert r["n"] == 1000 and r["accuracy"] == pytest.approx(100 * r["n_correct"] / 1000)
+        assert r["ci_low"] < r["accuracy"] < r["ci_high"]
+        assert r["passed"] == (r["accuracy"] >= r["threshold"])
+    assert run.result.ret == pytest.ExitCode.OK  # thresholds.yaml's tiny gates hold
+
+
+def test_data_dir_replaces_the_evaluation_set(run_gate: RunGate, tmp_path: Path) -> None:
+    from fixtures.zoo import ensure_zoo
+
+    ensure_zoo(ZOO)
+    rows = [json.loads(line) for line in (ZOO / "sst2" / "heldout.jsonl").open()][:50]
+    path = tmp_path / "data" / "sst2" / "heldout.jsonl"
+    path.parent.mkdir(parents=True)
+    # Every label wrong: a good model now scores near zero and fails its gate.
+    path.write_text("".join(json.dumps({**r, "label": 1 - r["label"]}) + "\n" for r in rows))
+    run = run_gate("-m", "accuracy", "-k", "sst2", "--nlp-data-dir", str(tmp_path / "data"))
+    records = run.json["accuracy"]
+    assert [r["source"] for r in records] == [str(path)] * 2
+    assert all(r["n"] == 50 and not r["passed"] for r in records)
+    out = run.result.stdout.str()
+    assert "is below the gate" in out and "of 50 heldout examples correct (95% CI" in out
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_paper_profile_without_hub_names_the_missing_data_and_how_to_provide_it(
+        run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # an air-gapped machine: no retries
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    run = run_gate("--nlp-profile", "paper", "-m", "accuracy", "-k", "sst2")
+    out = run.result.stdout.str()
+    assert "no evaluation data for sst2: nyu-mll/glue/sst2 split 'validation'" in out
+    assert "--nlp-data-dir DATA" in out and "DATA/sst2/validation.jsonl" in out
+    outcomes = run.result.parseoutcomes()
+    assert outcomes["failed"] == 2 and "passed" not in outcomes
+
+    # With the data provided, the run gets as far as the (unreachable) models.
+    data = tmp_path / "data" / "sst2" / "validation.jsonl"
+    data.parent.mkdir(parents=True)
+    data.write_text(json.dumps({"sentence": "a fine film", "label": 1}) + "\n")
+    run = run_gate("--nlp-profile", "paper", "-m", "accuracy", "-k", "sst2",
+                   "--nlp-data-dir", str(tmp_path / "data"))
+    out = run.result.stdout.str()
+    assert "no evaluation data" not in out and "textattack/bert-base-uncased-SST-2" in out
+    assert run.result.parseoutcomes().get("passed", 0) == 0

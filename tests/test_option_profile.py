@@ -1,0 +1,35 @@
+"""--nlp-profile: tiny is the default; unknown names and unreachable hub models are loud."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import RunGate
+
+
+def test_default_profile_is_tiny_and_header_reproduces_the_run(run_gate: RunGate) -> None:
+    run = run_gate("-m", "fairness", "-k", "rotten_tomatoes", "--nlp-sample", "5")
+    out = run.result.stdout.str()
+    assert "nlp-gate: profile=tiny" in out and "seed=1" in out and "sample=5" in out
+    assert "rotten_tomatoes/bert: zoo:rotten_tomatoes/bert" in out
+    meta = run.json["run"]
+    assert meta["profile"] == "tiny"
+    assert meta["packages"]["torch"].startswith("2.13.0")
+    assert {m["model_id"] for m in meta["models"]} >= {"zoo:sst2/bert", "zoo:sst2/albert"}
+    assert all(m["revision"] for m in meta["models"])  # zoo models carry the recipe hash
+
+
+def test_unknown_profile_lists_valid_profiles(run_gate: RunGate) -> None:
+    run = run_gate("--nlp-profile", "nope", "-m", "fairness")
+    assert run.result.ret != pytest.ExitCode.OK
+    assert "valid profiles: paper, tiny" in run.result.stdout.str() + run.result.stderr.str()
+
+
+def test_paper_profile_offline_fails_loudly_naming_the_model(run_gate: RunGate,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as on an air-gapped machine: no retries
+    run = run_gate("--nlp-profile", "paper", "-m", "fairness", "-k", "sst2",
+                   "--nlp-sample", "2")
+    out = run.result.stdout.str()
+    assert "textattack/bert-base-uncased-SST-2" in out and "--nlp-profile tiny" in out
+    assert run.result.parseoutcomes().get("passed", 0) == 0

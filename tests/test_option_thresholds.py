@@ -1,0 +1,59 @@
+"""--nlp-thresholds: gates fail with rate, threshold and examples; bad files fail at start-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import RunGate
+
+ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "30")
+
+
+def _thresholds(tmp_path: Path, checklist: dict) -> str:
+    path = tmp_path / "gates.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"tiny": {"checklist": checklist}}}))
+    return str(path)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_zero_tolerance_gate_fails_with_rate_threshold_and_examples(
+        run_gate: RunGate, tmp_path: Path, workers: int) -> None:
+    run = run_gate("--nlp-thresholds", _thresholds(tmp_path, {"default": 0}), *ARGS,
+                   workers=workers)
+    records = run.records
+    failing = [r for r in records if r["n_failed"] > 0]
+    assert failing, "the tiny zoo should fail some fairness cases"
+    assert all(not r["passed"] and r["threshold"] == 0 for r in failing)
+    assert all(r["passed"] for r in records if r["n_failed"] == 0)
+    out = run.result.stdout.str()
+    assert "exceeds the gate 0.0% (thresholds.yaml: default)" in out
+    assert "first failing cases" in out and "expected label" in out
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_lenient_gate_passes(run_gate: RunGate, tmp_path: Path) -> None:
+    run = run_gate("--nlp-thresholds", _thresholds(tmp_path, {"default": 100}), *ARGS)
+    assert run.result.ret == pytest.ExitCode.OK
+    assert all(r["passed"] and r["threshold"] == 100 for r in run.records)
+
+
+def test_test_without_threshold_is_reported_not_passed(run_gate: RunGate, tmp_path: Path) -> None:
+    run = run_gate("--nlp-thresholds", _thresholds(tmp_path, {"capabilities": {"NER": 5}}),
+                   *ARGS)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "no threshold configured" in run.result.stdout.str()
+    assert all(r["threshold"] is None and not r["passed"] for r in run.records)
+
+
+def test_unknown_names_stop_the_run_and_list_valid_names(run_gate: RunGate,
+                                                         tmp_path: Path) -> None:
+    path = _thresholds(tmp_path, {"capabilities": {"Fairnes": 5},
+                                  "overrides": [{"model": "roberta", "max_fail_rate": 1}]})
+    run = run_gate("--nlp-thresholds", path, *ARGS)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err = run.result.stderr.str()
+    assert "unknown capability 'Fairnes'" in err and "Fairness" in err
+    assert "unknown overrides[0] model 'roberta'; valid: albert, bert" in err

@@ -1,0 +1,388 @@
+"""Reviewer tables (plugins/report): the seed's row order, bold-lower, missing cells, custom
+model names, and Markdown / CSV / HTML saying the same thing.  Integration tests run the real
+gate: on a user's models file with and without xdist (tables and plots byte for byte equal),
+and on the default profile (every test a row, 6 and 4 fail-rate columns)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from plugins.report import write_reports
+from plugins.report.allure import CATEGORIES, environment
+from plugins.report.layout import SEED_ROWS
+from plugins.report.render import to_csv, to_html, to_markdown
+from plugins.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
+from plugins.report.verdict import verdict
+from tests.conftest import RunGate
+from tests.report_data import ALL_FILTERED, EXTRA_TESTS, fabricated_results
+from tests.report_data import NOT_RUN as NOT_RUN_KEY
+
+TEST_COLUMN = 1  # capability, test, [seed_label (CSV only)], then dataset x model
+
+
+def tables_by_name(results: dict) -> dict[str, Table]:
+    return {t.name: t for t in build_tables(results)}
+
+
+def row_tests(table: Table) -> list[str]:
+    return [row[TEST_COLUMN].text for row in table.rows]
+
+
+# -- parsers for the three formats, back to a grid of (text, bold) ---------------------------
+def parse_markdown(text: str) -> tuple[list[str], list[list[tuple[str, bool]]]]:
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    split = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
+    header, body = split[0], split[2:]
+
+    def cell(text: str) -> tuple[str, bool]:
+        bold = text.startswith("**") and text.endswith("**") and len(text) > 4
+        text = text[2:-2] if bold else text
+        return text.replace(r"\|", "|").replace(r"\*", "*"), bold
+
+    return header, [[cell(c) for c in row] for row in body]
+
+
+class _HtmlGrid(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[tuple[str, bool]]] = []
+        self._cell: list[str] | None = None
+        self._bold = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag == "td":
+            self._cell, self._bold = [], False
+        elif tag == "b" and self._cell is not None:
+            self._bold = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None:
+            self.rows[-1].append(("".join(self._cell), self._bold))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parse_html(text: str) -> list[list[tuple[str, bool]]]:
+    grid = _HtmlGrid()
+    grid.feed(text)
+    return [row for row in grid.rows if row]  # header rows hold <th> only
+
+
+# -- row order ---------------------------------------------------------------------------
+@pytest.mark.parametrize("suite, name", [("sentiment", "table2"), ("qqp", "table3")])
+def test_rows_follow_the_seed_then_omitted_tests_marked(suite: str, name: str) -> None:
+    table = tables_by_name(fabricated_results())[name]
+    seed_tests = [test for _, _, test in SEED_ROWS[suite]]
+    extra = [test for _, test in EXTRA_TESTS[suite]]
+    assert row_tests(table) == seed_tests + extra
+    marked = [row[TEST_COLUMN].text for row in table.rows if row[TEST_COLUMN].mark == " †"]
+    assert marked == extra
+    assert f"| {extra[-1]} † |" in to_markdown(table)
+    assert any("not in the seed report" in note for note in table.notes)
+
+
+def test_seed_order_wins_over_suite_order() -> None:
+    # The fabricated suite order puts Temporal before Fairness; the seed prints Fairness first.
+    capabilities = [row[0].text for row in tables_by_name(fabricated_results())["table2"].rows]
+    assert capabilities.index("Fairness") < capabilities.index("Temporal")
+
+
+def test_only_tests_that_ran_are_rows() -> None:
+    results = fabricated_results()
+    results["records"] = [r for r in results["records"] if r["capability"] == "Fairness"]
+    table = tables_by_name(results)["table2"]
+    assert row_tests(table) == ["protected: race", "protected: sexual", "protected: religion",
+                                 "protected: nationality"]
+    assert not any("not in the seed" in note for note in table.notes)
+
+
+def test_every_seed_label_names_a_release_suite_test() -> None:
+    index_dir = Path(__file__).resolve().parent.parent / ".cache" / "checklist-index"
+    indexes = {json.loads(p.read_text())[0]["suite"]: json.loads(p.read_text())
+               for p in index_dir.glob("*.json")}
+    if not indexes:
+        pytest.skip("no CheckList suite index cached yet (.cache/checklist-index); "
+                    "run the gate once to decode the release suites")
+    for suite, index in indexes.items():
+        capability = {t["name"]: t["capability"] for t in index}
+        for cap, _, test in SEED_ROWS[suite]:
+            assert capability.get(test) == cap, (suite, test)
+
+
+# -- columns, bold, missing --------------------------------------------------------------
+def test_columns_are_dataset_by_model_in_profile_order() -> None:
+    tables = tables_by_name(fabricated_results())
+    assert [c.key for c in tables["table2"].columns if c.group] == [
+        "rotten_tomatoes/bert", "rotten_tomatoes/albert", "yelp_polarity/bert",
+        "yelp_polarity/albert", "sst2/bert", "sst2/albert"]
+    assert [c.key for c in tables["table3"].columns if c.group] == [
+        "qqp/bert", "qqp/albert", "mrpc/bert", "mrpc/albert"]
+
+
+def row_cells(table: Table, test: str) -> list[tuple[str, bool]]:
+    row = next(r for r in table.rows if r[TEST_COLUMN].text == test)
+    return [(c.text, c.bold) for c, col in zip(row, table.columns) if col.group]
+
+
+def test_lower_of_each_pair_is_bold_ties_and_lone_values_are_not() -> None:
+    fixed = {
+        ("sentiment", "protected: race", "rotten_tomatoes", "bert"): 31.5,
+        ("sentiment", "protected: race", "rotten_tomatoes", "albert"): 60.2,
+        ("sentiment", "protected: race", "yelp_polarity", "bert"): 55.8,
+        ("sentiment", "protected: race", "yelp_polarity", "albert"): 20.7,
+        ("sentiment", "protected: race", "sst2", "bert"): 100.0,
+        ("sentiment", "protected: race", "sst2", "albert"): 100.0,
+        # equal at the shown precision: neither is bold
+        ("sentiment", "typos", "rotten_tomatoes", "bert"): 3.84,
+        ("sentiment", "typos", "rotten_tomatoes", "albert"): 3.76,
+        ("sentiment", "typos", "sst2", "bert"): 7.4,  # sst2/albert did not run
+    }
+    table = tables_by_name(fabricated_results(fixed=fixed))["table2"]
+    assert row_cells(table, "protected: race") == [
+        ("31.5", True), ("60.2", False), ("55.8", False), ("20.7", True),
+        ("100.0", False), ("100.0", False)]
+    typos = row_cells(table, "typos")
+    assert typos[:2] == [("3.8", False), ("3.8", False)]
+    assert typos[4:] == [("7.4", False), (NOT_RUN, False)]
+
+
+def test_missing_cells_are_marked_never_zero() -> None:
+    results = fabricated_results()
+    tables = tables_by_name(results)
+    _, test, dataset, model = NOT_RUN_KEY
+    column = [c.key for c in tables["table2"].columns if c.group].index(f"{dataset}/{model}")
+    assert row_cells(tables["table2"], test)[column] == (NOT_RUN, False)
+    _, test, dataset, model = ALL_FILTERED
+    column = [c.key for c in tables["table3"].columns if c.group].index(f"{dataset}/{model}")
+    assert row_cells(tables["table3"], test)[column] == (NOTHING_TESTED, False)
+    # In CSV: empty (not run) and n/a, so no tool reads them as 0.
+    rows = list(csv.DictReader(io.StringIO(to_csv(tables["table2"]))))
+    assert next(r for r in rows if r["test"] == "typos")["sst2/albert"] == ""
+    rows = list(csv.DictReader(io.StringIO(to_csv(tables["table3"]))))
+    assert next(r for r in rows if r["test"] == ALL_FILTERED[1])["mrpc/bert"] == NOTHING_TESTED
+
+
+def test_a_models_file_with_other_names_gets_its_own_columns() -> None:
+    results = fabricated_results(models=("roberta", "distilbert"))
+    tables = tables_by_name(results)
+    assert [c.label for c in tables["table2"].columns if c.group] == ["roberta", "distilbert"] * 3
+    markdown = to_markdown(tables["table2"])
+    assert "| rotten_tomatoes roberta | rotten_tomatoes distilbert |" in markdown
+    assert {r[2].text for r in tables["attacks"].rows} == {"roberta", "distilbert"}
+    assert [r[0].text for r in tables["table1"].rows] == ["roberta", "distilbert"]
+
+
+# -- the formats agree -------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["table1", "table2", "table3", "attacks", "comparison"])
+def test_markdown_csv_and_html_agree(name: str) -> None:
+    table = tables_by_name(fabricated_results())[name]
+    shown = [i for i, c in enumerate(table.columns) if not c.csv_only]
+    expected = [[(row[i].shown, row[i].bold) for i in shown] for row in table.rows]
+
+    header, md = parse_markdown(to_markdown(table))
+    assert len(header) == len(shown)
+    html = parse_html(to_html(table))
+    csv_rows = list(csv.reader(io.StringIO(to_csv(table))))
+    assert csv_rows[0] == [c.key for c in table.columns]
+    for grid in (md, html):
+        assert len(grid) == len(expected)
+        for got, want in zip(grid, expected):
+            # Display formats print a repeated first label (capability, recipe) once.
+            assert got[1:] == want[1:]
+            assert got[0] in (want[0], ("", False))
+    for got, row in zip(csv_rows[1:], table.rows):
+        assert got == ["" if c.text == NOT_RUN else c.text for c in row]
+
+
+def test_attack_table_marks_the_more_robust_model_and_substitutes() -> None:
+    table = tables_by_name(fabricated_results())["attacks"]
+    column = {c.key: i for i, c in enumerate(table.columns)}
+    textfooler = [r for r in table.rows if r[0].text == "textfooler"]
+    assert [(r[2].text, r[column["attack_success_rate"]].bold,
+             r[column["accuracy_under_attack"]].bold) for r in textfooler] == [
+        ("bert", True, True), ("albert", False, False)]
+    assert textfooler[0][column["substitutes"]].text == "embedding: minilm"
+    assert next(r for r in table.rows
+                if r[0].text == "deepwordbug")[column["substitutes"]].text == "no"
+    skipped = next(r for r in table.rows if r[0].text == "bae")
+    assert skipped[column["status"]].text == "skipped"
+    assert skipped[column["attack_success_rate"]].text == NOT_RUN
+    assert "bert-base-uncased" in skipped[column["reason"]].text
+
+
+def test_skipped_attacks_are_not_gate_failures() -> None:
+    counts = verdict(fabricated_results()).counts
+    assert counts["attacks"] == (7, 0)
+    assert counts["comparisons"] == (1, 1)
+
+
+def test_sections_absent_means_no_table() -> None:
+    results = fabricated_results()
+    for section in ("attacks", "accuracy", "comparisons"):
+        del results[section]
+    assert sorted(tables_by_name(results)) == ["table2", "table3"]
+
+
+# -- files, allure extras ------------------------------------------------------------------
+def test_write_reports_files_and_allure_extras(tmp_path: Path) -> None:
+    results_path = tmp_path / "results.json"
+    results_path.write_text(json.dumps(fabricated_results()))
+    alluredir = tmp_path / "allure-results"
+    reports = write_reports(results_path, alluredir=alluredir)
+    for stem in ("table1", "table2", "table3", "attacks", "comparison"):
+        for suffix in (".md", ".csv", ".html"):
+            assert (tmp_path / "tables" / f"{stem}{suffix}").is_file()
+    assert sorted(p.name for p in reports.plots) == [
+        "qqp_capabilities.png", "qqp_tests.png",
+        "sentiment_capabilities.png", "sentiment_tests.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in reports.plots)
+    env = (alluredir / "environment.properties").read_text()
+    assert "profile=tiny" in env and "model.rte.bert=zoo\\:rte/bert@abc123" in env
+    assert "version.torch=2.13.0" in env
+    summaries = list(alluredir.glob("*-result.json"))
+    assert len(summaries) == 1
+    # Regenerating replaces the summary (and its attachments) instead of adding one.
+    write_reports(results_path, alluredir=alluredir)
+    assert len(list(alluredir.glob("*-result.json"))) == 1
+    summary = json.loads(next(alluredir.glob("*-result.json")).read_text())
+    types = {a["type"] for a in summary["attachments"]}
+    assert types == {"text/html", "text/markdown", "image/png"}
+    assert all((alluredir / a["source"]).is_file() for a in summary["attachments"])
+    assert len(list(alluredir.glob("*-attachment*"))) == len(summary["attachments"])
+
+
+def test_a_later_run_without_qqp_leaves_no_stale_table3(tmp_path: Path) -> None:
+    results = fabricated_results()
+    results_path = tmp_path / "results.json"
+    results_path.write_text(json.dumps(results))
+    write_reports(results_path)
+    results["records"] = [r for r in results["records"] if r["suite"] == "sentiment"]
+    results_path.write_text(json.dumps(results))
+    write_reports(results_path)
+    assert not (tmp_path / "tables" / "table3.md").exists()
+    assert not (tmp_path / "plots" / "qqp_tests.png").exists()
+
+
+GATE_MESSAGE = ("sentiment/typos/sst2/bert: fail rate 61.0% exceeds the gate 50.0%\n"
+                "61 of 100 cases failed; first failing cases:\nit was not bad")
+INFRA_MESSAGE = "model refused: zoo:sst2/albert: no checkpoint under .cache/zoo (not found)"
+
+
+@pytest.mark.parametrize("message, status, category", [
+    (GATE_MESSAGE, "failed", 0),
+    ("sentiment/typos/sst2/bert: no threshold configured for it", "failed", 0),
+    (INFRA_MESSAGE, "failed", 1),
+    ("RuntimeError: CUDA out of memory", "broken", 2),
+])
+def test_categories_separate_gate_failures_from_infrastructure(message: str, status: str,
+                                                               category: int) -> None:
+    """First matching rule, with Java's whole-message semantics (re.fullmatch)."""
+    rules = json.loads(CATEGORIES.read_text())
+
+    def matches(rule: dict) -> bool:
+        return (status in rule["matchedStatuses"]
+                and ("messageRegex" not in rule or re.fullmatch(rule["messageRegex"], message)))
+
+    assert next(i for i, rule in enumerate(rules) if matches(rule)) == category
+
+
+def test_environment_lists_models_seeds_and_versions() -> None:
+    env = environment(fabricated_results()["run"])
+    assert env["profile"] == "tiny" and env["seed"] == "1"
+    assert env["model.sst2.albert"] == "zoo:sst2/albert"
+    assert env["version.python"] == "3.11"
+
+
+# -- real runs: the same tables with and without xdist ----------------------------------------
+CUSTOM_MODELS = """
+tasks:
+  sentiment: {classes: [negative, positive], suite: sentiment}
+  paraphrase: {classes: [not_duplicate, duplicate], suite: qqp}
+  entailment: {classes: [entailment, not_entailment], suite: null}
+profiles:
+  custom:
+    datasets:
+      sst2:
+        task: sentiment
+        models:
+          roberta: {id: MODELS/a, labels: [negative, positive]}
+          distil: {id: MODELS/b, labels: [positive, negative]}
+      qqp:
+        task: paraphrase
+        models:
+          roberta: {id: MODELS/a, labels: [not_duplicate, duplicate]}
+          distil: {id: MODELS/b, labels: [not_duplicate, duplicate]}
+      rte:  # the attack items' default dataset (deselected here by -m)
+        task: entailment
+        models:
+          roberta: {id: MODELS/a, labels: [entailment, not_entailment]}
+          distil: {id: MODELS/b, labels: [entailment, not_entailment]}
+"""
+
+
+@pytest.fixture
+def custom_models_file(tmp_path: Path) -> tuple[Path, Path]:
+    """A user's models file: two tiny random BERTs named roberta / distil (no zoo, no hub)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = tmp_path / "vocab.txt"
+    words = "the a is was not good bad great movie i it this and but very how can what who".split()
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
+    for seed, name in enumerate("ab"):
+        torch.manual_seed(seed)
+        config = BertConfig(vocab_size=len(words) + 5, hidden_size=16, num_hidden_layers=1,
+                            num_attention_heads=2, intermediate_size=32, num_labels=2)
+        BertForSequenceClassification(config).save_pretrained(tmp_path / name)
+        BertTokenizerFast(vocab_file=str(vocab)).save_pretrained(tmp_path / name)
+    models = tmp_path / "models.yaml"
+    models.write_text(CUSTOM_MODELS.replace("MODELS", str(tmp_path)))
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("profiles:\n  custom:\n    checklist:\n      default: 50\n")
+    return models, thresholds
+
+
+def test_custom_models_tables_identical_with_and_without_xdist(
+        run_gate: RunGate, custom_models_file: tuple[Path, Path]) -> None:
+    models, thresholds = custom_models_file
+    args = ("--nlp-profile", "custom", "--nlp-models-file", str(models), "--nlp-thresholds",
+            str(thresholds), "-m", "checklist and (fairness or logic)", "--nlp-sample", "4")
+    serial = run_gate(*args, workers=0)
+    out = serial.results_path.parent
+    first = {p.name: p.read_bytes() for d in ("tables", "plots") for p in (out / d).iterdir()}
+    stdout = serial.result.stdout.str()
+    assert "Table 2: CheckList test suite for sentiment" in stdout, stdout[-3000:]
+    assert re.search(r"release gate (PASSED|FAILED)", stdout)
+    parallel = run_gate(*args, workers=2)
+    second = {p.name: p.read_bytes() for d in ("tables", "plots") for p in (out / d).iterdir()}
+    assert first == second
+    header, rows = parse_markdown(first["table2.md"].decode())
+    assert header[2:] == ["sst2 roberta", "sst2 distil"]
+    assert [row[1][0] for row in rows] == ["protected: race", "protected: sexual",
+                                           "protected: religion", "protected: nationality"]
+    header3, rows3 = parse_markdown(first["table3.md"].decode())
+    assert header3[2:] == ["qqp roberta", "qqp distil"]
+    assert rows3[-1][1][0] == "Testing implications †"  # Logic tests the seed omitted, last
+    assert "release gate" in parallel.result.stdout.str()
+
+
+def test_default_profile_tables_have_every_test_and_six_and_four_columns(run_gate: RunGate) -> None:
+    run = run_gate("-m", "checklist", "--nlp-sample", "2", workers=2)
+    tables = run.results_path.parent / "tables"
+    header, rows = parse_markdown((tables / "table2.md").read_text())
+    assert len(rows) == 38 and len(header) == 2 + 6, run.result.stdout.str()[-3000:]
+    header3, rows3 = parse_markdown((tables / "table3.md").read_text())
+    assert len(rows3) == 53 and len(header3) == 2 + 4
+    assert any(bold for row in rows + rows3 for _, bold in row[2:])
