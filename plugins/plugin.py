@@ -49,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--nlp-prediction-cache", default=None,
                     help="persistent prediction cache file, or 'off' "
                          "(default: $NLP_GATE_CACHE/predictions.sqlite, i.e. .cache/)")
-    group.addoption("--nlp-cache-max-mb", type=int, default=512,
+    group.addoption("--nlp-cache-max-mb", type=int, default=2048,
                     help="bound of the prediction cache; least recently used models go first")
     group.addoption("--nlp-results", type=Path, default=REPO_ROOT / "reports" / "results.json",
                     help="where results.json is written (default: reports/results.json)")
@@ -148,6 +148,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run = gate.run_metadata()
     except CONFIG_ERRORS:
         return  # already reported as a usage error
+    if not gate.selected and not gate.results.sections:
+        return  # no behavioral item in this run (e.g. the project's own tests): keep reports
     gate.results.write(gate.options.results, run)
     if not gate.results.sections:  # no gated item ran: keep the last run's reports
         return

@@ -43,7 +43,21 @@ class LoadOptions:
     batch_size: int = 64
     max_length: int = 128
     cache: Path | None = None  # persistent prediction cache file; None disables it
-    cache_max_mb: int = 512
+    cache_max_mb: int = 2048
+
+
+def cpu_threads() -> int:
+    """Intra-op threads per process: the cores shared out among xdist workers.
+
+    More OpenMP threads than cores makes tiny models tens of times slower (spin-waiting
+    threads of two workers fight over the same cores), so never oversubscribe.
+    """
+    return max(1, (os.cpu_count() or 1) // worker_count())
+
+
+def worker_count() -> int:
+    """Number of xdist workers of this run (1 without xdist)."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 
 
 def resolve_device(option: str, worker_index: int = 0) -> str:
@@ -84,6 +98,8 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     if options.dtype != "float32" and not device.startswith("cuda"):
         raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
     model.to(device=device).eval()
+    if device == "cpu":
+        torch.set_num_threads(cpu_threads())
     fp = fingerprint({
         "source": spec.source, "revision": spec.revision,
         "commit": getattr(config, "_commit_hash", None), "labels": spec.labels,

@@ -18,7 +18,8 @@ import pytest
 
 from fixtures.profiles import ModelSpec, Profile, load_profile
 from plugins.checklist_run import Outcome, examples_of, predict_fn, run_test
-from plugins.predictor import Classifier, LoadOptions, load_classifier, worker_index, zoo_location
+from plugins.predictor import (Classifier, LoadOptions, load_classifier, worker_count,
+                               worker_index, zoo_location)
 from plugins.results import ChecklistRecord, ResultStore, package_versions
 from plugins.stats import wilson_interval
 from plugins.suites import SuiteCatalog, TestInfo
@@ -132,7 +133,8 @@ class GateSession:
         for suite in self.suites:
             specs = self.profile.for_suite(suite)
             for info in self.catalog.index(suite):
-                cases += [ChecklistCase(len(cases), info, spec) for spec in specs]
+                cases += [ChecklistCase(len(cases) + i, info, spec)
+                          for i, spec in enumerate(specs)]
         return cases
 
     # -- models ---------------------------------------------------------------------------
@@ -199,8 +201,14 @@ class GateSession:
         return Verdict(outcome, gate, message)
 
     def _prefetch(self, classifier: Classifier) -> None:
-        """Predict every input of this model's selected items in one pass, deduplicated."""
-        if classifier.spec.key in self._prefetched:
+        """Predict every input of this model's selected items in one pass, deduplicated.
+
+        Only in a single process: pytest-xdist 3.8 does not keep an ``xdist_group`` on one
+        worker (pytest-xdist#1241), so under xdist every worker would predict every input.
+        There each item predicts its own inputs; the per-worker memo and the shared
+        persistent cache remove the repeats.
+        """
+        if classifier.spec.key in self._prefetched or worker_count() > 1:
             return
         self._prefetched.add(classifier.spec.key)
         inputs: list[Any] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,19 @@ def test_every_recipe_can_be_fetched_or_installed(tmp_path: Path) -> None:
     assert all(isinstance(res, fetchable) for res in needed)
     with pytest.raises(fetch.FetchError, match="unknown recipe"):
         fetch.needs_of(["textfool"])
+
+
+@pytest.fixture(autouse=True)
+def _restore_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Bundle.activate`` and ``import_textattack`` change process-wide settings."""
+    import nltk
+
+    for var in ("NLTK_DATA", "TA_CACHE_DIR", "HF_HUB_CACHE", "FLAIR_CACHE_ROOT", "TFHUB_CACHE_DIR"):
+        if var in os.environ:
+            monkeypatch.setenv(var, os.environ[var])  # restored to this value afterwards
+        else:
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
 
 
 def test_from_debian_builds_wordnet_and_stopwords_nltk_reads(tmp_path: Path) -> None:

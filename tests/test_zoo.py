@@ -48,12 +48,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Enough training for a meaningful (if weaker than default) sst2 model in ~15 s.
 SMALL_RECIPE = dataclasses.replace(
-    DEFAULT_RECIPE, datasets=("sst2",), train_size=1200, base_steps=150,
+    DEFAULT_RECIPE, datasets=("sst2",), train_size=1200,
     epochs={**DEFAULT_RECIPE.epochs, "sst2": 3},
 )
 # Machinery only: a few updates, seconds to build.
 MICRO_OVERRIDES: dict[str, object] = {
-    "datasets": ["sst2"], "train_size": 64, "base_steps": 3, "base_pairs_per_dataset": 64,
+    "datasets": ["sst2"], "train_size": 64, "base_pairs_per_dataset": 64,
+    "base_min_steps": 2, "base_max_steps": 3, "base_decay_steps": 2,
     "epochs": {"sst2": 1},
 }
 
@@ -180,8 +181,19 @@ def test_card_records_recipe_versions_and_bases(small_zoo: tuple[Path, ZooCard])
     assert set(card.versions) >= {"torch", "transformers", "tokenizers"}
     assert {(m.dataset, m.family) for m in card.models} == {("sst2", f) for f in FAMILIES}
     assert {b.family for b in card.bases} == set(FAMILIES)
+    assert all(b.steps == 0 for b in card.bases)  # sentiment only: no pre-trained base needed
     assert not list(root.parent.glob(".zoo.build-*"))  # temp dir renamed away
     assert not (root / "_base").exists()
+
+
+def test_pair_models_start_from_pretrained_base(tmp_path: Path) -> None:
+    card = build_zoo(tmp_path / "zoo", recipe=micro_recipe(datasets=["rte"], epochs={"rte": 1}))
+    assert all(b.steps >= 4 and b.matching_accuracy is not None for b in card.bases)
+    model = AutoModelForSequenceClassification.from_pretrained(model_dir("rte", "bert", tmp_path / "zoo"))
+    assert model.config.id2label == {0: "entailment", 1: "not_entailment"}
+    tokenizer = AutoTokenizer.from_pretrained(model_dir("rte", "albert", tmp_path / "zoo"))
+    encoded = tokenizer("A man sleeps.", "A man rests.")
+    assert set(encoded["token_type_ids"]) == {0, 1}  # real sentence-pair encoding
 
 
 def test_cached_default_zoo_meets_accuracy_floor() -> None:
