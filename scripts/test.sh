@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest tests -p no:cacheprovider "$@"
+exec .venv/bin/python -m pytest tests -n 2 -p no:cacheprovider "$@"
