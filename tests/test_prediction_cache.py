@@ -205,8 +205,11 @@ CONCURRENT_INPUTS = [f"{a} {b} {c}" for a in WORDS for b in WORDS[:8] for c in (
 def _write_concurrently(location: str, cache: str, batch_size: int, reverse: bool,
                         start: Barrier) -> None:
     """One "worker": many small transactions over inputs that overlap the other's."""
+    import torch
+
     classifier = load_classifier(SENTIMENT, location, LoadOptions(cache=Path(cache),
                                                                   batch_size=batch_size))
+    torch.set_num_threads(1)  # two processes, no more threads than cores (as xdist workers)
     inputs = CONCURRENT_INPUTS[::-1] if reverse else CONCURRENT_INPUTS
     start.wait()  # both write at the same time, not one after the other
     for i in range(0, len(inputs), 13):

@@ -384,7 +384,10 @@ def import_textattack(bundle: Bundle) -> ModuleType:
 @contextmanager
 def offline_guard() -> Iterator[None]:
     """While building and running a recipe: TextAttack's downloaders answer from the cache or
-    raise ``MissingResources`` naming the file, so an unlisted need is a named skip too."""
+    raise ``MissingResources`` naming the file, so an unlisted need is a named skip too; and
+    the hub client is offline (every hub file a recipe needs was found in the cache first), so
+    a request fails at once and the cached copy is used instead of waiting on the network."""
+    import huggingface_hub.constants
     import nltk
     import textattack.shared.utils as ta_utils
 
@@ -402,5 +405,6 @@ def offline_guard() -> Iterator[None]:
 
     with mock.patch.object(nltk, "download", _nltk_download_offline), \
             mock.patch.object(ta_utils, "download_from_s3", from_cache), \
-            mock.patch.object(ta_utils, "download_from_url", from_url):
+            mock.patch.object(ta_utils, "download_from_url", from_url), \
+            mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True):
         yield

@@ -1,0 +1,97 @@
+"""CheckList verdicts do not depend on how the engine batches or orders its work.
+
+The engine sorts inputs by length, deduplicates them and (in a single process) predicts a
+model's inputs ahead of its tests; none of that may change a fail rate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fixtures import checklist_release
+from fixtures.profiles import load_profile
+from fixtures.zoo import default_zoo_root, ensure_zoo
+from plugins.checklist_run import examples_of, predict_fn, run_test
+from plugins.prediction_cache import input_key
+from plugins.predictor import Classifier, LoadOptions, load_classifier, zoo_location
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE, SEED = 30, 1
+PROFILE = load_profile("tiny")
+MODELS = {"sentiment": PROFILE.get("sst2", "albert"), "qqp": PROFILE.get("qqp", "bert")}
+# An MFT, a DIR and an INV test of each suite (INV/DIR compare confidences across inputs).
+TESTS = [
+    ("sentiment", "single positive words"),
+    ("sentiment", "intensifiers"),
+    ("sentiment", "add random urls and handles"),
+    ("qqp", "Order does not matter for comparison"),
+    ("qqp", "Change first and last name in one of the questions"),
+    ("qqp", "Symmetry: f(a, b) = f(b, a)"),
+]
+
+
+@pytest.fixture(scope="module")
+def suites() -> dict[str, Any]:
+    dirs = checklist_release.default_search_dirs(REPO)
+    loaded = {}
+    for name in MODELS:
+        spec = checklist_release.RELEASE_SUITES[name]
+        if not any((d / spec.filename).is_file() for d in dirs):
+            pytest.skip(f"{spec.filename} not in {[str(d) for d in dirs]}")
+        loaded[name] = checklist_release.load_suite(name, checklist_release.locate(name, dirs))
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, Classifier]:
+    ensure_zoo()
+    return {suite: load_classifier(spec, zoo_location(default_zoo_root(), spec),
+                                   LoadOptions(cache=None))
+            for suite, spec in MODELS.items()}
+
+
+def engine(base: Classifier, batch_size: int) -> Classifier:
+    """A fresh engine (empty memo, no persistent cache) over ``base``'s loaded model."""
+    options = dataclasses.replace(base.options, batch_size=batch_size)
+    return Classifier(base.spec, base.model, base.tokenizer, base.device, options,
+                      base.fingerprint, None)
+
+
+def verdict(suite: Any, suite_name: str, test_name: str, classifier: Classifier) -> tuple:
+    outcome = run_test(suite.tests[test_name], predict_fn(classifier, suite_name), SAMPLE, SEED)
+    # Everything but the readable failing examples (they print confidences rounded).
+    return (outcome.n_cases, outcome.n_failed, outcome.fail_rate, outcome.case_index,
+            outcome.passed)
+
+
+@pytest.fixture(scope="module")
+def reference(suites: dict[str, Any], models: dict[str, Classifier]) -> dict[tuple, tuple]:
+    """Each test's verdict with CheckList asking the engine directly, default batch size."""
+    return {(s, t): verdict(suites[s], s, t, engine(models[s], LoadOptions.batch_size))
+            for s, t in TESTS}
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(TESTS), st.integers(1, 100), st.randoms(use_true_random=False))
+def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
+    suites: dict[str, Any], models: dict[str, Classifier], reference: dict[tuple, tuple],
+    case: tuple[str, str], batch_size: int, rng: random.Random,
+) -> None:
+    suite_name, test_name = case
+    suite = suites[suite_name]
+    classifier = engine(models[suite_name], batch_size)
+    inputs = examples_of(suite.tests[test_name], SAMPLE, SEED)
+    rng.shuffle(inputs)
+    classifier.predict_proba(inputs)  # the session's prefetch, in another order
+
+    assert verdict(suite, suite_name, test_name, classifier) == reference[case]
+    # CheckList's own run was answered from the prefetched memo alone.
+    assert classifier.forward_count == len({input_key(x) for x in inputs})
