@@ -38,6 +38,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
@@ -62,15 +64,52 @@ def suite_models(keys: Sequence[str] | None) -> list[ModelSpec]:
 
 
 # -- (a) the reference path, in its own process -------------------------------------------
+class NotebookPredictor:
+    """CheckList's ``predict_and_confidence_fn`` as the seed's notebook built it: a
+    text-classification pipeline (all scores) called on chunks of 128 inputs."""
+
+    def __init__(self, spec: ModelSpec, path: str, device: int) -> None:
+        from transformers import pipeline
+
+        self.spec = spec
+        self.pipe = pipeline("text-classification", model=path, tokenizer=path, top_k=None,
+                             device=device)
+        self.label2id = self.pipe.model.config.label2id
+        # Same truncation as the engine: the tiny models' position table (64 tokens).
+        self.max_length = min(128, self.pipe.model.config.max_position_embeddings)
+        self.order = spec.class_index()  # output index of each task class
+        self.calls = 0
+        self.seen: set[Any] = set()  # what an ideal engine would predict once
+
+    def probabilities(self, examples: Sequence[Any]) -> np.ndarray:
+        rows = []
+        for i in range(0, len(examples), CHUNK):
+            chunk = [{"text": x[0], "text_pair": x[1]} if isinstance(x, (list, tuple)) else x
+                     for x in examples[i:i + CHUNK]]
+            for scores in self.pipe(chunk, batch_size=len(chunk), truncation=True,
+                                    max_length=self.max_length):
+                row = np.zeros(len(self.order))
+                for s in scores:
+                    row[self.label2id[s["label"]]] = s["score"]
+                rows.append(row[self.order])
+        self.calls += len(examples)
+        self.seen.update(tuple(x) if isinstance(x, list) else x for x in examples)
+        return np.array(rows).reshape(len(examples), len(self.order))
+
+    def __call__(self, examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        from plugins.checklist_run import binary_to_three_class
+
+        probs = self.probabilities(examples)
+        if self.spec.task.suite == "sentiment":
+            return binary_to_three_class(probs[:, 1])
+        return np.argmax(probs, axis=1), probs
+
+
 def run_reference(specs: list[ModelSpec], sample: int | None, out: Path) -> None:
-    import numpy as np
     import torch
-    from transformers import pipeline
 
     from fixtures.checklist_release import default_search_dirs, load_suite, locate
     from fixtures.zoo import ensure_zoo, model_dir
-    from plugins.checklist_run import binary_to_three_class
-    from plugins.prediction_cache import input_key
     from plugins.predictor import cpu_threads
 
     ensure_zoo()
@@ -82,47 +121,19 @@ def run_reference(specs: list[ModelSpec], sample: int | None, out: Path) -> None
     report: dict[str, Any] = {"decode_s": time.perf_counter() - start, "models": {}}
     for spec in specs:
         start = time.perf_counter()
-        path = str(model_dir(*spec.source.removeprefix("zoo:").split("/")))
-        pipe = pipeline("text-classification", model=path, tokenizer=path, top_k=None,
-                        device=device)
-        config = pipe.model.config
-        # Same truncation as the engine: the tiny models' position table (64 tokens).
-        max_length = min(128, config.max_position_embeddings)
-        order = spec.class_index()  # output index of each task class
-        calls: list[str] = []
-
-        def probabilities(examples: Sequence[Any]) -> np.ndarray:
-            rows = []
-            for i in range(0, len(examples), CHUNK):
-                chunk = [{"text": x[0], "text_pair": x[1]} if isinstance(x, (list, tuple))
-                         else x for x in examples[i:i + CHUNK]]
-                for scores in pipe(chunk, batch_size=len(chunk), truncation=True,
-                                   max_length=max_length):
-                    row = np.zeros(len(order))
-                    for s in scores:
-                        row[config.label2id[s["label"]]] = s["score"]
-                    rows.append(row[order])
-            calls.extend(input_key(tuple(x) if isinstance(x, (list, tuple)) else x)
-                         for x in examples)
-            return np.array(rows).reshape(len(examples), len(order))
-
-        def pred_fn(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-            probs = probabilities(examples)
-            if spec.task.suite == "sentiment":
-                return binary_to_three_class(probs[:, 1])
-            return np.argmax(probs, axis=1), probs
-
+        predictor = NotebookPredictor(
+            spec, str(model_dir(*spec.source.removeprefix("zoo:").split("/"))), device)
         load_s = time.perf_counter() - start
         suite = suites[spec.task.suite]
         start = time.perf_counter()
-        suite.run(pred_fn, overwrite=True, seed=1, n=sample, verbose=False)
+        suite.run(predictor, overwrite=True, seed=1, n=sample, verbose=False)
         report["models"][spec.key] = {
             "load_s": load_s, "run_s": time.perf_counter() - start,
-            "model_calls": len(calls), "unique_inputs": len(set(calls)),
+            "model_calls": predictor.calls, "unique_inputs": len(predictor.seen),
             "tests": {name: _outcome(test) for name, test in suite.tests.items()},
         }
-        print(f"  reference {spec.key}: {report['models'][spec.key]['run_s']:.1f} s, "
-              f"{len(calls)} model calls", file=sys.stderr, flush=True)
+        print(f"reference {spec.key}: {time.perf_counter() - start:.1f} s, "
+              f"{predictor.calls} model calls", flush=True)
     out.write_text(json.dumps(report))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -35,11 +36,14 @@ RunGate = Callable[..., GateRun]
 def run_gate(pytester: pytest.Pytester) -> RunGate:
     """Run ``pytest tests_behavioral`` of this repo with the given options, in a subprocess.
 
-    ``workers`` > 0 runs it under pytest-xdist.  results.json goes to the test's tmp dir.
+    ``workers`` > 0 runs it under pytest-xdist.  Each call writes its results.json (and
+    reports) to its own folder of the test's tmp dir, so a test comparing two runs never
+    reads the later run's file for the earlier one (``GateRun.json`` reads on access).
     """
+    calls = itertools.count()
 
     def run(*args: str, workers: int = 0) -> GateRun:
-        results = pytester.path / "results.json"
+        results = pytester.path / f"run-{next(calls)}" / "results.json"
         result = pytester.runpytest_subprocess(
             "--rootdir", str(REPO), "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider",
             str(REPO / "tests_behavioral"), "--nlp-results", str(results), "-n", str(workers), *args,
