@@ -27,7 +27,7 @@ import pytest
 
 from fixtures.profiles import ModelSpec
 from plugins.eval_sets import EvalDataMissing, EvalSet, load_eval_set
-from plugins.plugin import CONFIG_ERRORS, gate_session
+from plugins.plugin import CONFIG_ERRORS, gate_session, validate_at_start
 from plugins.predictor import Classifier
 from plugins.session import GateSession
 from plugins.stats import wilson_interval
@@ -51,6 +51,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "accuracy: Table 1 accuracy item (one per model)")
     config.stash[ACCURACY_KEY] = AccuracyRun(gate_session(config), config.option.nlp_data_dir)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    validate_at_start(session.config, lambda: session.config.stash[ACCURACY_KEY].gates)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

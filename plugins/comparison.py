@@ -4,7 +4,8 @@ Both models run the test on the identical (seeded) test cases; the paired outcom
 Δ = candidate fail rate - baseline fail rate (percentage points) with Newcombe's interval,
 McNemar's exact p-value on the discordant cases, and a Benjamini-Hochberg adjustment across
 every comparison item of the run.  An item fails when the candidate is significantly worse
-(adjusted p <= alpha) *and* Δ exceeds the tolerance δ of the test's capability.
+(adjusted p <= alpha) *and* Δ exceeds the tolerance δ of the test's capability.  It skips
+when CheckList's expectation filter kept no case for both models (nothing to compare).
 
 ``thresholds.yaml`` (``--nlp-baseline`` / ``--nlp-candidate`` override the two names)::
 
@@ -32,7 +33,7 @@ import pytest
 
 from fixtures.profiles import ModelSpec
 from plugins.checklist_run import Outcome, examples_of, predict_fn, run_test
-from plugins.plugin import CONFIG_ERRORS, gate_session
+from plugins.plugin import CONFIG_ERRORS, gate_session, validate_at_start
 from plugins.predictor import Classifier
 from plugins.session import GateSession, capability_marker
 from plugins.stats import PairedCounts, benjamini_hochberg, mcnemar_exact, paired_difference
@@ -62,6 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "regression: candidate-vs-baseline comparison item")
     config.stash[COMPARISON_KEY] = ComparisonRun(
         gate_session(config), config.option.nlp_baseline, config.option.nlp_candidate)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    validate_at_start(session.config, session.config.stash[COMPARISON_KEY].cases)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -100,7 +106,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
         f"comparisons (BH q={first['alpha']}): "
         + ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts)))
     for r in records:
-        if not r["passed"]:
+        if r["passed"] is not True:
             delta = "n/a" if r["delta"] is None else (
                 f"{r['delta']:+.1f} pp [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}], "
                 f"p_adj={r['p_adjusted']:.2g}")
@@ -216,13 +222,13 @@ class ComparisonRecord:
     alpha: float
     tolerance: float  # percentage points
     verdict: str  # worse | worse within tolerance | better | no significant difference | ...
-    passed: bool
+    passed: bool | None  # None: skipped, no case was run on both models
 
 
 @dataclass(frozen=True)
 class Comparison:
     record: ComparisonRecord
-    message: str | None  # None when the gate passed
+    message: str | None  # why the item fails (or skips); None when the gate passed
 
 
 @dataclass
@@ -310,7 +316,7 @@ def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
     if counts.n == 0 or p_adjusted is None:
         return Comparison(ComparisonRecord(
             **record, baseline_fail_rate=None, candidate_fail_rate=None, delta=None,
-            ci_low=None, ci_high=None, verdict="no paired cases", passed=False),
+            ci_low=None, ci_high=None, verdict="no paired cases", passed=None),
             f"no test case was kept by CheckList's expectation filter for both models "
             f"({cand}: {unfiltered[0]} cases, {base}: {unfiltered[1]}): nothing was compared; "
             "a larger --nlp-sample may help")

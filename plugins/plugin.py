@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -96,6 +96,38 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return gate_session(config).report_header()
     except CONFIG_ERRORS as exc:
         return [f"nlp-gate: configuration error: {exc}"]
+
+
+def runs_behavioral_suite(config: pytest.Config) -> bool:
+    """Whether this run's paths include ``tests_behavioral`` (or a folder above it)."""
+    suite = REPO_ROOT / "tests_behavioral"
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+        if path == suite or suite in path.parents or path in suite.parents:
+            return True
+    return False
+
+
+def validate_at_start(config: pytest.Config, check: Callable[[], object]) -> None:
+    """Run a configuration ``check`` before collection, as a usage error (exit code 4).
+
+    Raised while collecting, the same error would only be a collection error of one file
+    (exit code 2, "Interrupted"), so a CI job could not tell a bad thresholds file from a
+    broken test module.  Only the controller checks: xdist workers start after it.
+    """
+    if hasattr(config, "workerinput") or not runs_behavioral_suite(config):
+        return
+    try:
+        check()
+    except CONFIG_ERRORS as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
+def pytest_sessionstart(session: pytest.Session) -> None:
+    gate = gate_session(session.config)
+    # Suites found and decoded, gates naming only tests, capabilities, datasets, models that exist.
+    validate_at_start(session.config, lambda: (gate.checklist_cases(), gate.thresholds))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

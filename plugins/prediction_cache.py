@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS fingerprints (
 );
 """
 _CHUNK = 500  # SQLite limits the number of bound parameters per statement
+_TIMEOUT_S = 60.0  # how long a worker waits for another one's write lock
 
 
 def fingerprint(parts: dict[str, object], files: Iterable[Path]) -> str:
@@ -53,13 +54,30 @@ def input_key(x: Hashable) -> str:
     return json.dumps(x, ensure_ascii=False)
 
 
+def _enable_wal(db: sqlite3.Connection) -> None:
+    """Put the file in WAL mode (persistent, so usually already done).
+
+    Converting needs exclusive access and SQLite answers "database is locked" at once instead
+    of waiting for the busy timeout, so two xdist workers opening a new cache file together
+    would fail to load their models: retry until the timeout.
+    """
+    deadline = time.monotonic() + _TIMEOUT_S
+    while db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)  # another worker is converting or writing the file
+
+
 class PredictionCache:
     def __init__(self, path: Path, max_bytes: int = 512 << 20) -> None:
         self.path = path
         self.max_bytes = max_bytes
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(path, timeout=_TIMEOUT_S, isolation_level=None)
+        _enable_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 

@@ -10,7 +10,8 @@
 - ``paired_difference``: candidate minus baseline fail rate with Newcombe's (1998) hybrid score
   interval for paired proportions (his method 10): Wilson intervals of both rates, combined
   with the correlation of the paired outcomes.  It lies inside [-1, 1] and is recommended over
-  the Wald interval by Fagerland, Lydersen & Laake (2014).
+  the Wald interval by Fagerland, Lydersen & Laake (2014).  Known limit: with no discordant
+  case and both rates near 50% it shrinks to (almost) a point.
 - ``benjamini_hochberg``: p-values adjusted for the false discovery rate across a run's tests.
 
 scipy does the arithmetic (binomial test, Wilson interval, BH); this module only says which

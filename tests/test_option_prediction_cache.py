@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def totals(run: GateRun) -> dict[str, int]:
 
 
 def stored_rows(path: Path) -> int:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db:
         return int(db.execute("SELECT count(*) FROM predictions").fetchone()[0])
 
 

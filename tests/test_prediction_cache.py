@@ -8,7 +8,9 @@ import multiprocessing
 import shutil
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -230,7 +232,7 @@ def test_two_processes_writing_at_once_leave_a_sound_cache(zoo: Path, tmp_path: 
         w.join(timeout=600)
     assert [w.exitcode for w in workers] == [0, 0]
 
-    with sqlite3.connect(cache) as db:
+    with closing(sqlite3.connect(cache)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         rows = dict(db.execute("SELECT input, probs FROM predictions").fetchall())
     assert set(rows) == {input_key(x) for x in CONCURRENT_INPUTS}  # all there, no strays
@@ -242,6 +244,25 @@ def test_two_processes_writing_at_once_leave_a_sound_cache(zoo: Path, tmp_path: 
     reader = load_classifier(SENTIMENT, location, LoadOptions(cache=cache))
     assert np.array_equal(reader.predict_proba(CONCURRENT_INPUTS), stored)
     assert reader.forward_count == 0
+
+
+def test_opening_a_new_file_waits_for_another_workers_write(tmp_path: Path) -> None:
+    # Switching a new file to WAL mode needs exclusive access, and SQLite reports "database is
+    # locked" at once there instead of applying its busy timeout: the opener has to wait.
+    path = tmp_path / "predictions.sqlite"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x)")  # a new file, not in WAL mode yet
+    other.execute("BEGIN IMMEDIATE")  # another worker in the middle of a write
+    release = threading.Timer(0.3, other.execute, ("COMMIT",))
+    release.start()
+    try:
+        cache = PredictionCache(path)
+    finally:
+        release.join()
+        other.close()
+    cache.put("fp", "model", _rows("fp", 3))
+    assert len(cache.get("fp", [k for k, _ in _rows("fp", 3)], 2)) == 3
+    cache.close()
 
 
 # -- bound ------------------------------------------------------------------------------

@@ -28,5 +28,7 @@ def test_comparison(comparison_case: ComparisonCase, nlp_comparison: ComparisonR
 
     comparison = nlp_comparison.compare(case, nlp_models)
 
+    if comparison.record.passed is None:  # no evidence either way: say so, don't gate
+        pytest.skip(f"{case.id}: {comparison.message}")
     if comparison.message:
         pytest.fail(f"{case.id}: {comparison.message}", pytrace=False)

@@ -15,8 +15,8 @@ from plugins.attacks.gates import AttackGates
 from plugins.attacks.recipes import names, registry
 from plugins.attacks.resources import Bundle
 from plugins.attacks.run import SECTION, AttackRunner, AttackSettings, Unavailable
-from plugins.plugin import CONFIG_ERRORS, REPO_ROOT, gate_session
-from plugins.thresholds import ThresholdsError, load_thresholds
+from plugins.plugin import CONFIG_ERRORS, REPO_ROOT, gate_session, validate_at_start
+from plugins.thresholds import load_thresholds
 
 RUNNER_KEY = pytest.StashKey[AttackRunner]()
 BUNDLE_KEY = pytest.StashKey[Bundle]()
@@ -80,16 +80,12 @@ def attack_runner(config: pytest.Config) -> AttackRunner:
     return config.stash[RUNNER_KEY]
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "attack_case" not in metafunc.fixturenames:
-        return
-    gate = gate_session(metafunc.config)
-    try:
-        profile = gate.profile
-        attack_runner(metafunc.config)  # validate the gates before anything runs
-    except (*CONFIG_ERRORS, ThresholdsError) as exc:
-        raise pytest.UsageError(str(exc)) from exc
-    explicit = metafunc.config.option.nlp_attack_dataset
+def attack_datasets(config: pytest.Config) -> list[str]:
+    """The datasets to attack; validates the attack gates on the way."""
+    gate = gate_session(config)
+    profile = gate.profile
+    attack_runner(config)
+    explicit = config.option.nlp_attack_dataset
     # The default (RTE) is attacked when the profile has it; a user's models file without
     # it simply has no attack items.  A dataset asked for by name must exist.
     datasets = explicit or [d for d in DEFAULT_DATASETS if d in profile.datasets]
@@ -97,7 +93,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if unknown:
         raise pytest.UsageError(f"--nlp-attack-dataset {', '.join(unknown)}: not a dataset of "
                                 f"profile {profile.name!r}; valid: {', '.join(profile.datasets)}")
-    cases = attack_cases(registry(), profile, datasets)
+    return datasets
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    validate_at_start(session.config, lambda: attack_datasets(session.config))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "attack_case" not in metafunc.fixturenames:
+        return
+    try:
+        datasets = attack_datasets(metafunc.config)
+    except CONFIG_ERRORS as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    cases = attack_cases(registry(), gate_session(metafunc.config).profile, datasets)
     metafunc.parametrize(
         "attack_case", [pytest.param(c, id=c.id, marks=c.marks()) for c in cases])
 
