@@ -99,6 +99,9 @@ class GateSession:
     selected: list[Any] = field(default_factory=list)
     classifiers: dict[str, Classifier] = field(default_factory=dict)
     _prefetched: set[str] = field(default_factory=set)
+    # Forward passes and cache hits spent on CheckList items, per model key: the engine's own
+    # counters also include the accuracy and attack items that share the model.
+    _checklist_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     # -- config ---------------------------------------------------------------------------
     @cached_property
@@ -159,6 +162,8 @@ class GateSession:
                 "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
                 "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
                 "cache_hits": c.cache_hits, "device": c.device,
+                **dict(zip(("checklist_forward_passes", "checklist_cache_hits"),
+                           self._checklist_counts.get(c.spec.key, (0, 0)))),
             })
 
     def location(self, spec: ModelSpec) -> str:
@@ -166,10 +171,15 @@ class GateSession:
 
     # -- running --------------------------------------------------------------------------
     def run_checklist(self, case: ChecklistCase, classifier: Classifier) -> Verdict:
+        before = (classifier.forward_count, classifier.cache_hits)
         self._prefetch(classifier)
         test = self.catalog.test(case.info.suite, case.info.name)
         outcome = run_test(test, predict_fn(classifier, case.info.suite),
                            self.options.sample, self.options.seed)
+        spent = self._checklist_counts.get(case.model.key, (0, 0))
+        self._checklist_counts[case.model.key] = (
+            spent[0] + classifier.forward_count - before[0],
+            spent[1] + classifier.cache_hits - before[1])
         gate = self.thresholds.gate(case.key)
         if gate is None:
             message: str | None = (

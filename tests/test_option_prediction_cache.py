@@ -18,8 +18,9 @@ def totals(run: GateRun) -> dict[str, int]:
     """Engine counters of the run, summed over models and workers (results.json "engine")."""
     engine = run.json["engine"]
     assert engine, run.result.stdout.str()[-3000:]
-    return {k: sum(r[k] for r in engine) for k in ("forward_passes", "cache_hits",
-                                                   "unique_inputs")}
+    return {k: sum(r[k] for r in engine) for k in (
+        "forward_passes", "cache_hits", "unique_inputs", "checklist_forward_passes",
+        "checklist_cache_hits")}
 
 
 def stored_rows(path: Path) -> int:
@@ -35,8 +36,11 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
     warm = run_gate(*ARGS, *cache, workers=workers)
 
     assert cold.records, cold.result.stdout.str()[-3000:]
-    assert totals(cold)["forward_passes"] > 0
-    assert totals(warm)["forward_passes"] == 0
+    assert totals(cold)["checklist_forward_passes"] > 0
+    assert totals(warm)["forward_passes"] == totals(warm)["checklist_forward_passes"] == 0
+    assert totals(warm)["checklist_cache_hits"] > 0
+    warm.result.stdout.fnmatch_lines(["prediction engine: CheckList items 0 forward passes, "
+                                      f"{totals(warm)['checklist_cache_hits']} cache hits; *"])
     assert totals(warm)["cache_hits"] == totals(warm)["unique_inputs"] > 0
     assert warm.records == cold.records
     assert warm.json["comparisons"] == cold.json["comparisons"]

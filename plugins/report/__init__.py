@@ -85,4 +85,5 @@ def write_reports(results_path: Path, out_dir: Path | None = None,
 
 
 def terminal_lines(reports: Reports, exitstatus: int | None = None) -> list[str]:
-    return summary_lines(reports.tables, verdict(reports.results, exitstatus), reports.where)
+    return summary_lines(reports.tables, verdict(reports.results, exitstatus), reports.where,
+                         reports.results.get("engine", []))

@@ -4,6 +4,7 @@ where the reports are.  Plain text (``*`` marks the bold cells of the files)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from plugins.report.render import display
 from plugins.report.tables import Cell, Table
@@ -48,7 +49,23 @@ def table_lines(table: Table) -> list[str]:
     return out
 
 
-def summary_lines(tables: list[Table], verdict: Verdict, where: dict[str, Path]) -> list[str]:
+def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
+    """Model calls this run cost: a re-run of unchanged models should cost none (the cache)."""
+    if not engine:
+        return []
+
+    def total(field: str) -> int:
+        return sum(int(r.get(field, 0)) for r in engine)
+
+    models = len({(r["dataset"], r["model"]) for r in engine})
+    return [f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
+            f"passes, {total('checklist_cache_hits')} cache hits; all items "
+            f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
+            f"({models} models)"]
+
+
+def summary_lines(tables: list[Table], verdict: Verdict, where: dict[str, Path],
+                  engine: list[dict[str, Any]] | None = None) -> list[str]:
     lines: list[str] = []
     for table in tables:
         if table.name in TERMINAL_TABLES:
@@ -57,6 +74,7 @@ def summary_lines(tables: list[Table], verdict: Verdict, where: dict[str, Path])
         lines.append("* lower fail rate of a dataset's models (attacks: the more robust); "
                      "— no result (not selected, or errored); n/a every case filtered out; "
                      "† not in the seed's table")
+    lines += engine_lines(engine or [])
     lines.append(verdict.line())
     lines += [f"{name}: {path}" for name, path in where.items()]
     return lines
