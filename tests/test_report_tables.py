@@ -366,8 +366,10 @@ def test_custom_models_tables_identical_with_and_without_xdist(
     assert "Table 2: CheckList test suite for sentiment" in stdout, stdout[-3000:]
     assert re.search(r"release gate (PASSED|FAILED)", stdout)
     parallel = run_gate(*args, workers=2)
-    second = {p.name: p.read_bytes() for d in ("tables", "plots") for p in (out / d).iterdir()}
-    assert first == second
+    out2 = parallel.results_path.parent  # each run writes its own folder
+    assert out2 != out
+    second = {p.name: p.read_bytes() for d in ("tables", "plots") for p in (out2 / d).iterdir()}
+    assert first and first == second
     header, rows = parse_markdown(first["table2.md"].decode())
     assert header[2:] == ["sst2 roberta", "sst2 distil"]
     assert [row[1][0] for row in rows] == ["protected: race", "protected: sexual",
