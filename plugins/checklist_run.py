@@ -6,8 +6,12 @@ classifier to CheckList's ``predict_and_confidence_fn`` contract and summarises 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,6 +71,20 @@ class Outcome:
     # models run with the same sample/seed have the same case_index, so they can be paired.
     case_index: list[int] = field(default_factory=list)
     passed: list[bool | None] = field(default_factory=list)
+
+
+@cache
+def harness_digest() -> str:
+    """What, besides the model and the suite file, decides an ``Outcome``: this module, the
+    release-suite decoder and CheckList's version.  Stored outcomes are keyed by it, so a
+    change of any of them re-evaluates every test instead of reusing stale verdicts."""
+    import fixtures.checklist_release as decoder
+
+    h = hashlib.sha256(version("checklist-pattern").encode())
+    files = [Path(__file__), *sorted(Path(decoder.__file__).parent.glob("*.py"))]
+    for path in files:
+        h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()
 
 
 def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:

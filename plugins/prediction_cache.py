@@ -1,5 +1,10 @@
 """Persistent prediction cache: a re-run of an unchanged model does no forward pass.
 
+Two tables per model fingerprint: ``predictions`` (probabilities per exact input) and
+``outcomes`` (a finished CheckList test's outcome, keyed by what determines it: the suite
+file, the test, sample, seed and the harness code).  With both, a re-run of unchanged models
+neither predicts nor re-evaluates CheckList's expectations.
+
 Entries are keyed by a model *fingerprint* (weights content or hub commit, tokenizer files,
 label mapping, dtype, max length, device type) and the exact input.  Any change of the
 fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
@@ -18,6 +23,7 @@ import time
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +33,12 @@ CREATE TABLE IF NOT EXISTS predictions (
     input TEXT NOT NULL,
     probs BLOB NOT NULL,
     PRIMARY KEY (fingerprint, input)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outcomes (
+    fingerprint TEXT NOT NULL,
+    key TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    PRIMARY KEY (fingerprint, key)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fingerprints (
     fingerprint TEXT PRIMARY KEY,
@@ -104,6 +116,18 @@ class PredictionCache:
                              (fp, description, time.time()))
         self._evict()
 
+    def get_outcome(self, fp: str, key: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT outcome FROM outcomes WHERE fingerprint=? AND key=?",
+                               (fp, key)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def put_outcome(self, fp: str, description: str, key: str, outcome: dict[str, Any]) -> None:
+        with self._transaction():
+            self._db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
+                             (fp, key, json.dumps(outcome)))
+            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                             (fp, description, time.time()))
+
     def touch(self, fp: str, description: str) -> None:
         with self._transaction():
             self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
@@ -119,6 +143,7 @@ class PredictionCache:
                 break
             with self._transaction():
                 self._db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)
+                self._db.execute("DELETE FROM outcomes WHERE fingerprint=?", oldest)
                 self._db.execute("DELETE FROM fingerprints WHERE fingerprint=?", oldest)
             self._db.execute("VACUUM")
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from fixtures.profiles import ModelSpec, Profile, load_profile
-from plugins.checklist_run import Outcome, examples_of, predict_fn, run_test
+from plugins.checklist_run import Outcome, examples_of, harness_digest, predict_fn, run_test
 from plugins.predictor import (Classifier, LoadOptions, load_classifier, worker_count,
                                worker_index, zoo_location)
 from plugins.results import ChecklistRecord, ResultStore, package_versions
@@ -99,9 +99,9 @@ class GateSession:
     selected: list[Any] = field(default_factory=list)
     classifiers: dict[str, Classifier] = field(default_factory=dict)
     _prefetched: set[str] = field(default_factory=set)
-    # Forward passes and cache hits spent on CheckList items, per model key: the engine's own
-    # counters also include the accuracy and attack items that share the model.
-    _checklist_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Forward passes, cache hits and stored outcomes reused by CheckList items, per model key:
+    # the engine's own counters also include the accuracy and attack items sharing the model.
+    _checklist_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     # -- config ---------------------------------------------------------------------------
     @cached_property
@@ -156,14 +156,15 @@ class GateSession:
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
         for c in self.classifiers.values():
-            if not c.unique_inputs:
+            if not c.unique_inputs and c.spec.key not in self._checklist_counts:
                 continue  # loaded on this worker, but its items ran on another
             self.results.add("engine", self.profile.models.index(c.spec), {
                 "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
                 "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
                 "cache_hits": c.cache_hits, "device": c.device,
-                **dict(zip(("checklist_forward_passes", "checklist_cache_hits"),
-                           self._checklist_counts.get(c.spec.key, (0, 0)))),
+                **dict(zip(("checklist_forward_passes", "checklist_cache_hits",
+                            "checklist_stored_outcomes"),
+                           self._checklist_counts.get(c.spec.key, (0, 0, 0)))),
             })
 
     def location(self, spec: ModelSpec) -> str:
@@ -172,14 +173,21 @@ class GateSession:
     # -- running --------------------------------------------------------------------------
     def run_checklist(self, case: ChecklistCase, classifier: Classifier) -> Verdict:
         before = (classifier.forward_count, classifier.cache_hits)
-        self._prefetch(classifier)
-        test = self.catalog.test(case.info.suite, case.info.name)
-        outcome = run_test(test, predict_fn(classifier, case.info.suite),
-                           self.options.sample, self.options.seed)
-        spent = self._checklist_counts.get(case.model.key, (0, 0))
+        outcome = self._stored_outcome(case, classifier)
+        reused = outcome is not None
+        if outcome is None:
+            self._prefetch(classifier)
+            test = self.catalog.test(case.info.suite, case.info.name)
+            outcome = run_test(test, predict_fn(classifier, case.info.suite),
+                               self.options.sample, self.options.seed)
+            if classifier.cache is not None:
+                classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
+                                             self._outcome_key(case), asdict(outcome))
+        spent = self._checklist_counts.get(case.model.key, (0, 0, 0))
         self._checklist_counts[case.model.key] = (
             spent[0] + classifier.forward_count - before[0],
-            spent[1] + classifier.cache_hits - before[1])
+            spent[1] + classifier.cache_hits - before[1],
+            spent[2] + int(reused))
         gate = self.thresholds.gate(case.key)
         if gate is None:
             message: str | None = (
@@ -223,10 +231,25 @@ class GateSession:
         self._prefetched.add(classifier.spec.key)
         inputs: list[Any] = []
         for case in self.selected:
-            if isinstance(case, ChecklistCase) and case.model.key == classifier.spec.key:
+            if (isinstance(case, ChecklistCase) and case.model.key == classifier.spec.key
+                    and self._stored_outcome(case, classifier) is None):
                 test = self.catalog.test(case.info.suite, case.info.name)
                 inputs += examples_of(test, self.options.sample, self.options.seed)
         classifier.predict_proba(inputs)
+
+    def _outcome_key(self, case: ChecklistCase) -> str:
+        """Everything besides the model that decides a test's outcome."""
+        return json.dumps({"suite_sha256": self.catalog.sha256(case.info.suite),
+                           "test": case.info.name, "sample": self.options.sample,
+                           "seed": self.options.seed, "harness": harness_digest()},
+                          sort_keys=True)
+
+    def _stored_outcome(self, case: ChecklistCase, classifier: Classifier) -> Outcome | None:
+        """The outcome an earlier run computed for this model fingerprint, if any."""
+        if classifier.cache is None:
+            return None
+        stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(case))
+        return None if stored is None else Outcome(**stored)
 
     # -- reporting ------------------------------------------------------------------------
     def run_metadata(self) -> dict[str, Any]:

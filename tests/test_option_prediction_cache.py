@@ -20,7 +20,7 @@ def totals(run: GateRun) -> dict[str, int]:
     assert engine, run.result.stdout.str()[-3000:]
     return {k: sum(r[k] for r in engine) for k in (
         "forward_passes", "cache_hits", "unique_inputs", "checklist_forward_passes",
-        "checklist_cache_hits")}
+        "checklist_cache_hits", "checklist_stored_outcomes")}
 
 
 def stored_rows(path: Path) -> int:
@@ -37,10 +37,14 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
 
     assert cold.records, cold.result.stdout.str()[-3000:]
     assert totals(cold)["checklist_forward_passes"] > 0
+    assert totals(cold)["checklist_stored_outcomes"] == 0
     assert totals(warm)["forward_passes"] == totals(warm)["checklist_forward_passes"] == 0
-    assert totals(warm)["checklist_cache_hits"] > 0
-    warm.result.stdout.fnmatch_lines(["prediction engine: CheckList items 0 forward passes, "
-                                      f"{totals(warm)['checklist_cache_hits']} cache hits; *"])
+    # Every CheckList item reuses its stored outcome: nothing is predicted or re-evaluated.
+    checklist_items = len(warm.records)
+    assert totals(warm)["checklist_stored_outcomes"] == checklist_items > 0
+    warm.result.stdout.fnmatch_lines([
+        "prediction engine: CheckList items 0 forward passes, 0 cache hits, "
+        f"{checklist_items} stored outcomes reused; *"])
     assert totals(warm)["cache_hits"] == totals(warm)["unique_inputs"] > 0
     assert warm.records == cold.records
     assert warm.json["comparisons"] == cold.json["comparisons"]

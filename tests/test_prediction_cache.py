@@ -303,3 +303,41 @@ def test_eviction_keeps_the_file_under_its_bound_least_recently_used_first(
     cache.put("d", "model d", _rows("d", 3000))
     cache.close()
     assert path.stat().st_size <= bound
+
+
+# -- stored outcomes ----------------------------------------------------------------------
+def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
+        tmp_path: Path) -> None:
+    outcome = {"n_cases": 3, "n_failed": 1, "fail_rate": 100 / 3, "failing": ["  case 2"],
+               "case_index": [0, 1, 2], "passed": [True, None, False]}
+    cache = PredictionCache(tmp_path / "predictions.sqlite")
+    cache.put_outcome("a", "model a", "test 1", outcome)
+    assert cache.get_outcome("a", "test 1") == outcome  # floats, None and lists round-trip
+    assert cache.get_outcome("b", "test 1") is None  # another model (or a changed one)
+    assert cache.get_outcome("a", "test 2") is None  # another test, sample, seed or harness
+    cache.close()
+
+    two = _size(tmp_path / "two.sqlite", "x", "y")
+    bounded = PredictionCache(tmp_path / "bounded.sqlite", max_bytes=int(two * 1.25))
+    bounded.put_outcome("a", "model a", "test 1", outcome)
+    for fp in "bcd":  # newer models push the least recently used one, a, out
+        bounded.put(fp, fp, _rows(fp))
+    assert bounded.get_outcome("a", "test 1") is None
+    bounded.close()
+
+
+def test_harness_digest_changes_with_the_harness_code(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from plugins import checklist_run
+
+    before = checklist_run.harness_digest()
+    copy = tmp_path / "checklist_run.py"
+    copy.write_text(Path(checklist_run.__file__).read_text() + "\n# changed\n")
+    monkeypatch.setattr(checklist_run, "__file__", str(copy))
+    checklist_run.harness_digest.cache_clear()
+    try:
+        assert checklist_run.harness_digest() != before
+    finally:
+        monkeypatch.undo()
+        checklist_run.harness_digest.cache_clear()
+    assert checklist_run.harness_digest() == before

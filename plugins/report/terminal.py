@@ -59,7 +59,8 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
 
     models = len({(r["dataset"], r["model"]) for r in engine})
     return [f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
-            f"passes, {total('checklist_cache_hits')} cache hits; all items "
+            f"passes, {total('checklist_cache_hits')} cache hits, "
+            f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
             f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
             f"({models} models)"]
 
