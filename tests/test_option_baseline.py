@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -110,11 +111,12 @@ def test_unknown_candidate_stops_the_run_and_lists_the_models(run_gate: RunGate,
                                                                zoo: Path) -> None:
     files = _files(tmp_path, {"bert": zoo / "sst2" / "bert"})
     run = run_gate(*files, "--nlp-baseline", "bert", "--nlp-candidate", "roberta", *ARGS)
-    # A configuration error found while parametrizing stops collection: nothing runs.
-    assert run.result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED)
-    assert "passed" not in run.result.parseoutcomes()
-    output = run.result.stdout.str() + run.result.stderr.str()
-    assert "unknown candidate model 'roberta'; valid: bert" in output
+    # A configuration error is a usage error at session start: pytest prints the error and
+    # no summary line (so no parseoutcomes), and no item runs, not even a collection.
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not re.search(r"\d+ (passed|failed)", run.result.stdout.str())
+    assert not run.results_path.exists()
+    assert "unknown candidate model 'roberta'; valid: bert" in run.result.stderr.str()
 
 
 def test_without_baseline_and_candidate_regression_items_say_why_they_skip(
