@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from fixtures.profiles import ModelSpec
-from plugins.checklist_run import Outcome, examples_of, predict_fn, run_test
+from plugins.checklist_run import Outcome, examples_of
 from plugins.plugin import CONFIG_ERRORS, gate_session, validate_at_start
 from plugins.predictor import Classifier
 from plugins.session import GateSession, capability_marker
@@ -274,12 +274,10 @@ class ComparisonRun:
     def _compare_all(self, cases: list[ComparisonCase], models: Mapping[str, Classifier]) -> None:
         assert self.config is not None
         self._prefetch(cases, models)
-        opts = self.gate.options
         paired: list[tuple[list[int], PairedCounts, tuple[int, int]]] = []
         for case in cases:
-            test = self.gate.catalog.test(case.info.suite, case.info.name)
-            cand, base = (run_test(test, predict_fn(models[spec.key], case.info.suite),
-                                   opts.sample, opts.seed) for spec in (case.model, case.baseline))
+            cand, base = (self.gate.outcome(case.info, models[spec.key])[0]
+                          for spec in (case.model, case.baseline))
             paired.append((*pair_outcomes(cand, base), (cand.n_cases, base.n_cases)))
         tested = [i for i, (_, counts, _) in enumerate(paired) if counts.n]
         raw = {i: mcnemar_exact(paired[i][1]) for i in tested}
@@ -290,13 +288,15 @@ class ComparisonRun:
                                         len(tested), self.config, unfiltered)
 
     def _prefetch(self, cases: list[ComparisonCase], models: Mapping[str, Classifier]) -> None:
-        """Predict each model's inputs of every comparison in one batched pass."""
+        """Predict each model's inputs of every comparison in one batched pass, leaving out
+        tests whose outcome a CheckList item (on any worker) or an earlier run stored."""
         inputs: dict[str, list[Any]] = {}
         for case in cases:
             test = self.gate.catalog.test(case.info.suite, case.info.name)
             examples = examples_of(test, self.gate.options.sample, self.gate.options.seed)
             for spec in (case.model, case.baseline):
-                inputs.setdefault(spec.key, []).extend(examples)
+                if self.gate.stored_outcome(case.info, models[spec.key]) is None:
+                    inputs.setdefault(spec.key, []).extend(examples)
         for key, examples in inputs.items():
             models[key].predict_proba(examples)
 

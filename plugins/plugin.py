@@ -81,10 +81,22 @@ def pytest_configure(config: pytest.Config) -> None:
         download=opt.nlp_download,
         cache_dir=cache_dir,
         zoo_dir=Path(os.environ.get("NLP_GATE_ZOO_DIR", cache_dir / "zoo")),
+        owns_whole_models=owns_whole_models(config),
     )
     config.stash[SESSION_KEY] = GateSession(options)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistController(config), "nlp-gate-xdist")
+
+
+def owns_whole_models(config: pytest.Config) -> bool:
+    """Whether each process runs all items of the models it runs (see ``Options``).
+
+    xdist workers see ``dist="no"`` and the controller's choice in ``loadgroup``, the option
+    xdist sets on every worker to decide whether to group items by ``xdist_group``.
+    """
+    if not hasattr(config, "workerinput"):
+        return True  # the controller runs nothing under xdist; without xdist, everything
+    return bool(getattr(config.option, "loadgroup", False))
 
 
 def gate_session(config: pytest.Config) -> GateSession:

@@ -18,7 +18,7 @@ import pytest
 
 from fixtures.profiles import ModelSpec, Profile, load_profile
 from plugins.checklist_run import Outcome, examples_of, harness_digest, predict_fn, run_test
-from plugins.predictor import (Classifier, LoadOptions, load_classifier, worker_count,
+from plugins.predictor import (Classifier, LoadOptions, load_classifier,
                                worker_index, zoo_location)
 from plugins.results import ChecklistRecord, ResultStore, package_versions
 from plugins.stats import wilson_interval
@@ -43,6 +43,10 @@ class Options:
     download: bool
     cache_dir: Path
     zoo_dir: Path
+    # Whether this process runs every item of a model it runs any item of: true without
+    # xdist and under ``--dist loadgroup`` (items carry ``xdist_group(model key)``).  Only
+    # then may a worker predict all of a model's inputs up front.
+    owns_whole_models: bool = True
 
 
 @dataclass(frozen=True, repr=False)
@@ -167,22 +171,35 @@ class GateSession:
                            self._checklist_counts.get(c.spec.key, (0, 0, 0)))),
             })
 
+    def zoo_drift(self) -> dict[str, str]:
+        """Zoo models whose built weights are not those the gates were calibrated on.
+
+        The zoo is bit-reproducible only under the CPU numerics its recipe pins; a build
+        elsewhere (another CPU architecture) may train other weights.  Naming that next to a
+        gate miss tells the user the miss may come from the build, not from a regression.
+        Model key -> explanation; empty before the zoo is built or without ``calibrated_on``.
+        """
+        calibrated = self.thresholds.calibrated_on
+        card = self.options.zoo_dir / "zoo.json"  # read as JSON: fixtures.zoo imports torch
+        if not calibrated or not card.is_file():
+            return {}
+        built = {m["path"]: m["weights_sha256"] for m in json.loads(card.read_text())["models"]}
+        drift: dict[str, str] = {}
+        for spec in self.profile.models:
+            path = spec.source.removeprefix("zoo:")
+            want, got = calibrated.get(path), built.get(path)
+            if spec.is_zoo and want and got and not got.startswith(want):
+                drift[spec.key] = (f"zoo model {path} has weights {got[:12]}, but "
+                                   f"{self.options.thresholds.name} was calibrated on {want}")
+        return drift
+
     def location(self, spec: ModelSpec) -> str:
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
 
     # -- running --------------------------------------------------------------------------
     def run_checklist(self, case: ChecklistCase, classifier: Classifier) -> Verdict:
         before = (classifier.forward_count, classifier.cache_hits)
-        outcome = self._stored_outcome(case, classifier)
-        reused = outcome is not None
-        if outcome is None:
-            self._prefetch(classifier)
-            test = self.catalog.test(case.info.suite, case.info.name)
-            outcome = run_test(test, predict_fn(classifier, case.info.suite),
-                               self.options.sample, self.options.seed)
-            if classifier.cache is not None:
-                classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
-                                             self._outcome_key(case), asdict(outcome))
+        outcome, reused = self.outcome(case.info, classifier)
         spent = self._checklist_counts.get(case.model.key, (0, 0, 0))
         self._checklist_counts[case.model.key] = (
             spent[0] + classifier.forward_count - before[0],
@@ -203,6 +220,10 @@ class GateSession:
         if outcome.n_cases:
             low, high = (100 * x for x in wilson_interval(outcome.n_failed, outcome.n_cases))
         if message:
+            drift = self.zoo_drift().get(case.model.key)
+            if drift:
+                message += (f"\nnote: {drift}: this zoo was built with other numerics (README, "
+                            "\"Calibrating the tiny gates\"); the miss may come from the build")
             message += f"\n{outcome.n_failed} of {outcome.n_cases} cases failed"
             if outcome.n_cases:
                 message += f" (fail rate 95% CI {low:.1f}-{high:.1f}%)"
@@ -218,37 +239,55 @@ class GateSession:
         )))
         return Verdict(outcome, gate, message)
 
+    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[Outcome, bool]:
+        """The test's outcome on this model, and whether it was stored by an earlier item.
+
+        CheckList items and comparison items share it: whichever runs a (test, model) first,
+        on any worker or in an earlier run, evaluates it once; the others reuse the result.
+        """
+        stored = self.stored_outcome(info, classifier)
+        if stored is not None:
+            return stored, True
+        self._prefetch(classifier)
+        test = self.catalog.test(info.suite, info.name)
+        outcome = run_test(test, predict_fn(classifier, info.suite),
+                           self.options.sample, self.options.seed)
+        if classifier.cache is not None:
+            classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
+                                         self._outcome_key(info), asdict(outcome))
+        return outcome, False
+
     def _prefetch(self, classifier: Classifier) -> None:
         """Predict every input of this model's selected items in one pass, deduplicated.
 
-        Only in a single process: pytest-xdist 3.8 does not keep an ``xdist_group`` on one
-        worker (pytest-xdist#1241), so under xdist every worker would predict every input.
-        There each item predicts its own inputs; the per-worker memo and the shared
-        persistent cache remove the repeats.
+        Only where this process runs all of the model's items (``owns_whole_models``):
+        under another xdist distribution each worker would predict every input of the
+        model, most of them for items another worker runs.  There each item predicts its
+        own inputs; the per-worker memo and the shared persistent cache remove the repeats.
         """
-        if classifier.spec.key in self._prefetched or worker_count() > 1:
+        if classifier.spec.key in self._prefetched or not self.options.owns_whole_models:
             return
         self._prefetched.add(classifier.spec.key)
         inputs: list[Any] = []
         for case in self.selected:
             if (isinstance(case, ChecklistCase) and case.model.key == classifier.spec.key
-                    and self._stored_outcome(case, classifier) is None):
+                    and self.stored_outcome(case.info, classifier) is None):
                 test = self.catalog.test(case.info.suite, case.info.name)
                 inputs += examples_of(test, self.options.sample, self.options.seed)
         classifier.predict_proba(inputs)
 
-    def _outcome_key(self, case: ChecklistCase) -> str:
+    def _outcome_key(self, info: TestInfo) -> str:
         """Everything besides the model that decides a test's outcome."""
-        return json.dumps({"suite_sha256": self.catalog.sha256(case.info.suite),
-                           "test": case.info.name, "sample": self.options.sample,
+        return json.dumps({"suite_sha256": self.catalog.sha256(info.suite),
+                           "test": info.name, "sample": self.options.sample,
                            "seed": self.options.seed, "harness": harness_digest()},
                           sort_keys=True)
 
-    def _stored_outcome(self, case: ChecklistCase, classifier: Classifier) -> Outcome | None:
-        """The outcome an earlier run computed for this model fingerprint, if any."""
+    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None:
+        """The outcome an earlier item or run computed for this model fingerprint, if any."""
         if classifier.cache is None:
             return None
-        stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(case))
+        stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(info))
         return None if stored is None else Outcome(**stored)
 
     # -- reporting ------------------------------------------------------------------------
@@ -283,5 +322,11 @@ class GateSession:
         for m in self.profile.models:
             rev = f"@{m.revision}" if m.revision else ""
             lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+        drift = self.zoo_drift()
+        if drift:
+            lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
+                         "gates were calibrated on; their gate misses may come from this build "
+                         "(README, \"Calibrating the tiny gates\"):")
+            lines += [f"nlp-gate:   {d}" for d in drift.values()]
         return lines
 

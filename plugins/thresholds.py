@@ -26,9 +26,9 @@ from typing import Any
 import yaml
 
 OVERRIDE_KEYS = ("suite", "test", "capability", "dataset", "model")
-# Sections of a profile: "checklist" is parsed here; the other item kinds parse their own
-# section from ``Thresholds.section(name)``.
-SECTIONS = ("checklist", "attacks", "accuracy", "comparison")
+# Sections of a profile: "checklist" and "calibrated_on" are parsed here; the other item
+# kinds parse their own section from ``Thresholds.section(name)``.
+SECTIONS = ("checklist", "attacks", "accuracy", "comparison", "calibrated_on")
 
 
 class ThresholdsError(ValueError):
@@ -82,6 +82,11 @@ class Thresholds:
         self._tests: Mapping[str, Mapping[str, Any]] = checklist.get("tests") or {}
         self._overrides: list[Mapping[str, Any]] = list(checklist.get("overrides") or [])
 
+    @property
+    def calibrated_on(self) -> Mapping[str, str]:
+        """Zoo model path -> leading hex digits of the weights the gates were calibrated on."""
+        return self._sections.get("calibrated_on") or {}
+
     def section(self, name: str) -> Mapping[str, Any]:
         """The raw body of a section (``{}`` when absent), for the item kinds that own it."""
         return self._sections.get(name) or {}
@@ -119,6 +124,12 @@ class Thresholds:
             for k, names in valid.items():
                 if k in rule:
                     problems += _unknown(f"overrides[{i}] {k}", [rule[k]], names)
+        # Not checked against the profile's models: a models file may use a subset of the zoo.
+        for name, digest in self.calibrated_on.items():
+            if not (isinstance(digest, str) and len(digest) >= 8
+                    and all(c in "0123456789abcdef" for c in digest)):
+                problems.append(f"calibrated_on {name!r}: expected the leading hex digits (8 or "
+                                f"more) of zoo.json's weights_sha256, got {digest!r}")
         for value in _all_rates(self):
             try:
                 _rate(value)

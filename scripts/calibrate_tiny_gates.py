@@ -2,7 +2,9 @@
 
 The tiny zoo's gates are regression gates: for each test, the highest fail rate any tiny
 model showed (full run, no sampling) plus a margin, rounded up to a whole percent.  Prints
-the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.yaml.
+the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.yaml, and the
+`calibrated_on:` block (the zoo's weights digests, from the zoo.json beside the run's models)
+to paste under `profiles.tiny`.
 
     .venv/bin/python -m pytest tests_behavioral -m checklist -n 2 --nlp-results /tmp/full.json
     .venv/bin/python scripts/calibrate_tiny_gates.py /tmp/full.json
@@ -36,8 +38,22 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--margin", type=float, default=5.0, help="percentage points")
     args = parser.parse_args()
-    gates = calibrate(json.loads(args.results.read_text()), args.margin)
+    results = json.loads(args.results.read_text())
+    gates = calibrate(results, args.margin)
     print(yaml.safe_dump({"tests": gates}, sort_keys=False, allow_unicode=True, width=120))
+    print(yaml.safe_dump({"calibrated_on": calibrated_on(results)}, sort_keys=False))
+
+
+def calibrated_on(results: dict) -> dict[str, str]:
+    """The weights the run's zoo models had: the zoo.json of the zoo they were loaded from."""
+    roots = {Path(m["location"]).parents[1] for m in results["run"]["models"]
+             if m["model_id"].startswith("zoo:")}
+    if len(roots) != 1:
+        raise SystemExit(f"expected the run's zoo models in one zoo, found {sorted(roots)}")
+    card = json.loads((roots.pop() / "zoo.json").read_text())
+    if card["recipe_hash"] not in {m["revision"] for m in results["run"]["models"]}:
+        raise SystemExit("the zoo was rebuilt since this run (recipe hash differs)")
+    return {m["path"]: m["weights_sha256"][:16] for m in card["models"]}
 
 
 if __name__ == "__main__":

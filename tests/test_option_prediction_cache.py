@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from contextlib import closing
 from pathlib import Path
 
@@ -23,6 +24,13 @@ def totals(run: GateRun) -> dict[str, int]:
         "checklist_cache_hits", "checklist_stored_outcomes")}
 
 
+def checklist_processes(run: GateRun) -> Counter[tuple[str, str]]:
+    """How many processes ran CheckList items of each model (one engine record each)."""
+    keys = ("checklist_forward_passes", "checklist_cache_hits", "checklist_stored_outcomes")
+    return Counter((r["dataset"], r["model"]) for r in run.json["engine"]
+                   if sum(r[k] for k in keys) > 0)
+
+
 def stored_rows(path: Path) -> int:
     with closing(sqlite3.connect(path)) as db:
         return int(db.execute("SELECT count(*) FROM predictions").fetchone()[0])
@@ -36,8 +44,13 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
     warm = run_gate(*ARGS, *cache, workers=workers)
 
     assert cold.records, cold.result.stdout.str()[-3000:]
-    assert totals(cold)["checklist_forward_passes"] > 0
-    assert totals(cold)["checklist_stored_outcomes"] == 0
+    assert totals(cold)["forward_passes"] > 0
+    if workers == 0:
+        # In one process CheckList items run before the comparisons that reuse their
+        # outcomes.  Under xdist the comparison worker may evaluate a test first and the
+        # CheckList item then reuses that outcome, stored in this same cold run.
+        assert totals(cold)["checklist_forward_passes"] > 0
+        assert totals(cold)["checklist_stored_outcomes"] == 0
     assert totals(warm)["forward_passes"] == totals(warm)["checklist_forward_passes"] == 0
     # Every CheckList item reuses its stored outcome: nothing is predicted or re-evaluated.
     checklist_items = len(warm.records)
@@ -45,9 +58,14 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
     warm.result.stdout.fnmatch_lines([
         "prediction engine: CheckList items 0 forward passes, 0 cache hits, "
         f"{checklist_items} stored outcomes reused; *"])
-    assert totals(warm)["cache_hits"] == totals(warm)["unique_inputs"] > 0
+    # Comparisons reuse the stored outcomes too; whatever else is predicted comes from the cache.
+    assert totals(warm)["cache_hits"] == totals(warm)["unique_inputs"]
     assert warm.records == cold.records
     assert warm.json["comparisons"] == cold.json["comparisons"]
+    # --dist loadgroup (pyproject.toml) keeps a model's CheckList items in one process, so
+    # each model is prefetched once; pytest 9.2 broke that silently (constraints.txt).
+    for run in (cold, warm):
+        assert checklist_processes(run) == {("sst2", "bert"): 1, ("sst2", "albert"): 1}
 
 
 def test_default_location_and_off(run_gate: RunGate, tmp_path: Path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,24 @@ def test_unknown_names_stop_the_run_and_list_valid_names(run_gate: RunGate,
     err = run.result.stderr.str()
     assert "unknown capability 'Fairnes'" in err and "Fairness" in err
     assert "unknown overrides[0] model 'roberta'; valid: albert, bert" in err
+
+
+def test_zoo_not_the_calibrated_one_is_named_in_header_and_gate_misses(
+        run_gate: RunGate, tmp_path: Path) -> None:
+    # sst2/albert: recorded weights no zoo has; sst2/bert: nothing recorded, so never named.
+    path = tmp_path / "gates.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"tiny": {
+        "checklist": {"default": 0}, "calibrated_on": {"sst2/albert": "0" * 16}}}}))
+    run = run_gate("--nlp-thresholds", str(path), *ARGS)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    zoo = Path(next(m["location"] for m in run.json["run"]["models"]
+                    if m["model_id"] == "zoo:sst2/albert")).parents[1]
+    built = next(m["weights_sha256"] for m in json.loads((zoo / "zoo.json").read_text())["models"]
+                 if m["path"] == "sst2/albert")
+    named = f"zoo model sst2/albert has weights {built[:12]}, but gates.yaml was calibrated on {'0' * 16}"
+    out = run.result.stdout.str()
+    assert "WARNING: 1 zoo model(s) differ from the zoo the gates were calibrated on" in out
+    assert f"nlp-gate:   {named}" in out
+    failed_albert = [r for r in run.records if not r["passed"] and r["model"] == "albert"]
+    assert failed_albert and out.count(f"note: {named}") >= len(failed_albert)
+    assert "zoo model sst2/bert" not in out

@@ -80,3 +80,19 @@ def test_profile_without_gates_is_an_error(tmp_path: Path) -> None:
 def test_shipped_thresholds_parse_for_both_profiles(profile: str) -> None:
     t = load_thresholds(Path("thresholds.yaml"), profile)
     assert t.gate(key()) is not None
+
+
+@pytest.mark.parametrize("digest", ["62caef20380238", 1234, "not-hex!", "62ca"])
+def test_calibrated_on_takes_leading_hex_digits_of_the_weights(tmp_path: Path,
+                                                               digest: object) -> None:
+    path = tmp_path / "thresholds.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"tiny": {
+        "checklist": {"default": 5}, "calibrated_on": {"sst2/bert": digest}}}}))
+    t = load_thresholds(path, "tiny")
+    if digest == "62caef20380238":
+        t.validate(UNIVERSE)
+        assert t.calibrated_on == {"sst2/bert": digest}
+    else:
+        with pytest.raises(ThresholdsError, match="calibrated_on 'sst2/bert': expected the "
+                                                   "leading hex digits"):
+            t.validate(UNIVERSE)
