@@ -6,6 +6,7 @@ model's inputs ahead of its tests; none of that may change a fail rate.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from pathlib import Path
@@ -20,7 +21,8 @@ from fixtures.profiles import load_profile
 from fixtures.zoo import default_zoo_root, ensure_zoo
 from plugins.checklist_run import examples_of, predict_fn, run_test
 from plugins.prediction_cache import input_key
-from plugins.predictor import Classifier, LoadOptions, load_classifier, zoo_location
+from plugins.predictor import (Classifier, LoadOptions, load_classifier, padded_batches,
+                               zoo_location)
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE, SEED = 30, 1
@@ -95,3 +97,32 @@ def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
     assert verdict(suite, suite_name, test_name, classifier) == reference[case]
     # CheckList's own run was answered from the prefetched memo alone.
     assert classifier.forward_count == len({input_key(x) for x in inputs})
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(MODELS)), st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=30),
+       st.integers(1, 12), st.integers(4, 40), st.sampled_from(["right", "left"]))
+def test_padded_batches_are_what_the_tokenizer_pads(
+    models: dict[str, Classifier], suite_name: str, pairs: list[tuple[str, str]],
+    batch_size: int, max_length: int, side: str,
+) -> None:
+    """The engine tokenizes once and pads per batch itself; every batch must be exactly the
+    tokenizer's own padded encoding of its inputs (ids, token types, attention mask)."""
+    tokenizer = copy.deepcopy(models[suite_name].tokenizer)
+    tokenizer.padding_side = side
+    inputs: list[Any] = pairs if suite_name == "qqp" else [a for a, _ in pairs]
+    seen: list[int] = []
+    for idx, batch in padded_batches(tokenizer, inputs, max_length, batch_size):
+        assert len(idx) <= batch_size
+        chosen = [inputs[i] for i in idx]
+        args = ([x[0] for x in chosen], [x[1] for x in chosen]) if suite_name == "qqp" else (chosen,)
+        expected = tokenizer(*args, padding=True, truncation=True, max_length=max_length,
+                             return_tensors="np")
+        assert set(batch) == {k for k in tokenizer.model_input_names if k in expected}
+        for name, array in batch.items():
+            assert array.tolist() == expected[name].tolist(), name
+        seen += idx.tolist()
+    assert sorted(seen) == list(range(len(inputs)))  # every input once
