@@ -106,6 +106,10 @@ class GateSession:
     # Forward passes, cache hits and stored outcomes reused by CheckList items, per model key:
     # the engine's own counters also include the accuracy and attack items sharing the model.
     _checklist_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    # Outcomes this process evaluated or read, per (model key, suite, test): a comparison
+    # after its CheckList items (or the other way round) neither re-runs nor re-reads them.
+    _outcomes: dict[tuple[str, str, str], Outcome] = field(default_factory=dict)
+    _zoo_card: dict[str, Any] | None = None
 
     # -- config ---------------------------------------------------------------------------
     @cached_property
@@ -180,10 +184,10 @@ class GateSession:
         Model key -> explanation; empty before the zoo is built or without ``calibrated_on``.
         """
         calibrated = self.thresholds.calibrated_on
-        card = self.options.zoo_dir / "zoo.json"  # read as JSON: fixtures.zoo imports torch
-        if not calibrated or not card.is_file():
+        card = self.zoo_card() if calibrated else None
+        if card is None:
             return {}
-        built = {m["path"]: m["weights_sha256"] for m in json.loads(card.read_text())["models"]}
+        built = {m["path"]: m["weights_sha256"] for m in card["models"]}
         drift: dict[str, str] = {}
         for spec in self.profile.models:
             path = spec.source.removeprefix("zoo:")
@@ -192,6 +196,13 @@ class GateSession:
                 drift[spec.key] = (f"zoo model {path} has weights {got[:12]}, but "
                                    f"{self.options.thresholds.name} was calibrated on {want}")
         return drift
+
+    def zoo_card(self) -> dict[str, Any] | None:
+        """The zoo's ``zoo.json``, read once it exists (the header may come before the build)."""
+        if self._zoo_card is None:
+            path = self.options.zoo_dir / "zoo.json"
+            self._zoo_card = json.loads(path.read_text()) if path.is_file() else None
+        return self._zoo_card
 
     def location(self, spec: ModelSpec) -> str:
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
@@ -245,8 +256,10 @@ class GateSession:
         CheckList items and comparison items share it: whichever runs a (test, model) first,
         on any worker or in an earlier run, evaluates it once; the others reuse the result.
         """
+        memo = (classifier.spec.key, info.suite, info.name)
         stored = self.stored_outcome(info, classifier)
         if stored is not None:
+            self._outcomes[memo] = stored
             return stored, True
         self._prefetch(classifier)
         test = self.catalog.test(info.suite, info.name)
@@ -255,6 +268,7 @@ class GateSession:
         if classifier.cache is not None:
             classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
                                          self._outcome_key(info), asdict(outcome))
+        self._outcomes[memo] = outcome
         return outcome, False
 
     def _prefetch(self, classifier: Classifier) -> None:
@@ -284,16 +298,17 @@ class GateSession:
                           sort_keys=True)
 
     def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None:
-        """The outcome an earlier item or run computed for this model fingerprint, if any."""
-        if classifier.cache is None:
-            return None
+        """The outcome an earlier item (in this process: memo; elsewhere: the persistent
+        cache) or an earlier run computed for this model fingerprint, if any."""
+        memo = self._outcomes.get((classifier.spec.key, info.suite, info.name))
+        if memo is not None or classifier.cache is None:
+            return memo
         stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(info))
         return None if stored is None else Outcome(**stored)
 
     # -- reporting ------------------------------------------------------------------------
     def run_metadata(self) -> dict[str, Any]:
-        zoo_card = self.options.zoo_dir / "zoo.json"
-        zoo = json.loads(zoo_card.read_text()) if zoo_card.exists() else None
+        zoo = self.zoo_card()
         return {
             "profile": self.profile.name,
             "models_file": str(self.profile.source_file),
