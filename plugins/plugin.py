@@ -200,7 +200,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
     config.stash[REPORTS_KEY] = write_reports(
         gate.options.results, alluredir=Path(alluredir) if alluredir else None,
-        exitstatus=int(exitstatus))
+        exitstatus=int(exitstatus), plot_cache=gate.options.cache_dir / "plots")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,

@@ -93,6 +93,11 @@ class PredictionCache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 
+    def knows(self, fp: str) -> bool:
+        """Whether anything is stored for this fingerprint."""
+        return self._db.execute("SELECT 1 FROM fingerprints WHERE fingerprint=?",
+                                (fp,)).fetchone() is not None
+
     def get(self, fp: str, keys: Sequence[str], width: int) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         for start in range(0, len(keys), _CHUNK):

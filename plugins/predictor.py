@@ -3,7 +3,9 @@
 Loading refuses, before any test runs, the two mistakes the seed study made silently:
 a checkpoint whose classifier head is newly initialised (a fill-mask checkpoint loaded as a
 classifier) and a label mapping guessed from label names.  The mapping from output index to
-task class always comes from the models file (``ModelSpec.labels``).
+task class always comes from the models file (``ModelSpec.labels``).  (A model whose exact
+files an earlier run already loaded and validated, as its fingerprint in the prediction cache
+shows, loads its weights only when a forward pass is needed.)
 
 torch and transformers are imported inside functions so that collecting the suite stays fast.
 """
@@ -11,16 +13,19 @@ torch and transformers are imported inside functions so that collecting the suit
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from fixtures.profiles import ModelSpec
+from plugins.batching import Encodings, padded_batches
 from plugins.prediction_cache import PredictionCache, fingerprint, input_key
 
 if TYPE_CHECKING:
@@ -62,53 +67,102 @@ def worker_count() -> int:
 
 def resolve_device(option: str, worker_index: int = 0) -> str:
     """'auto' = CUDA when present, one GPU per xdist worker (round robin), else CPU."""
-    import torch
-
     if option != "auto":
         return option
+    if "+cpu" in version("torch"):
+        return "cpu"  # a CPU-only build sees no GPU; not importing it saves ~3 s per worker
+    import torch
+
     if torch.cuda.is_available():
         return f"cuda:{worker_index % torch.cuda.device_count()}"
     return "cpu"
 
 
 def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
-                    worker_index: int = 0) -> Classifier:
-    """Load ``spec`` from ``location`` (hub id or directory) and validate it as a classifier."""
-    import torch
-    import transformers
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+                    worker_index: int = 0, encodings: Encodings | None = None) -> Classifier:
+    """``spec``'s engine over ``location`` (hub id or directory), validated as a classifier.
 
+    The config is checked at once.  The weights and tokenizer load now too, so an untrained
+    head is refused before any test runs, unless the prediction cache already holds this
+    fingerprint: an earlier run loaded and validated exactly these files (the fingerprint
+    hashes them), and a re-run answered from the cache then never loads the model.
+    """
     where = f"{spec.key} ({spec.source}{'@' + spec.revision if spec.revision else ''})"
     try:
-        config = AutoConfig.from_pretrained(location, revision=spec.revision)
+        config, commit = _checkpoint_config(location, spec.revision)
+    except OSError as exc:
+        raise _unreachable(where, spec, exc) from exc
+    check_classifier(where, spec, config, missing_keys=())
+    device = resolve_device(options.device, worker_index)
+    if options.dtype != "float32" and not device.startswith("cuda"):
+        raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
+    fp = fingerprint({
+        "source": spec.source, "revision": spec.revision,
+        "commit": commit, "labels": spec.labels,
+        "dtype": options.dtype, "max_length": options.max_length,
+        "device": device.split(":")[0], "torch": version("torch"),
+        "transformers": version("transformers"),
+    }, _local_files(location))
+    cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
+
+    def load() -> tuple[Any, Any]:
+        return _load_weights(where, spec, location, device)
+
+    classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
+                            encodings=encodings)
+    if cache is None or not cache.knows(fp):
+        classifier.load()
+    return classifier
+
+
+def _checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, Any], str | None]:
+    """The checkpoint's config and its hub commit (None for a local directory).
+
+    A local config.json that names its labels is read as plain JSON: its architectures and
+    id2label are all the checks need, and a re-run answered from the prediction cache then
+    imports neither torch nor transformers (about 3 s per xdist worker).
+    """
+    path = Path(location) / "config.json"
+    if path.is_file():
+        raw: dict[str, Any] = json.loads(path.read_text())
+        if raw.get("id2label"):
+            return raw, None
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(location, revision=revision)
+    return config.to_dict(), getattr(config, "_commit_hash", None)
+
+
+def _load_weights(where: str, spec: ModelSpec, location: str, device: str) -> tuple[Any, Any]:
+    """The model (on ``device``, in eval mode) and tokenizer; refuses an untrained head."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    try:
         tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision)
         model, info = AutoModelForSequenceClassification.from_pretrained(
             location, revision=spec.revision, output_loading_info=True
         )
     except OSError as exc:
-        raise ModelLoadError(
-            f"cannot load {where}: {exc}\n"
-            "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
-            "give this machine hub access once (`huggingface-cli download "
-            f"{spec.source}`), point the models file at a local directory, or run the "
-            "embedded offline zoo with `--nlp-profile tiny`."
-        ) from exc
-    check_classifier(where, spec, config.to_dict(), info["missing_keys"])
-    device = resolve_device(options.device, worker_index)
-    if options.dtype != "float32" and not device.startswith("cuda"):
-        raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
+        raise _unreachable(where, spec, exc) from exc
+    check_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
+    if tokenizer.pad_token_id is None:
+        raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
+                             "inference needs (set pad_token in the checkpoint's tokenizer)")
     model.to(device=device).eval()
     if device == "cpu":
         torch.set_num_threads(cpu_threads())
-    fp = fingerprint({
-        "source": spec.source, "revision": spec.revision,
-        "commit": getattr(config, "_commit_hash", None), "labels": spec.labels,
-        "dtype": options.dtype, "max_length": options.max_length,
-        "device": device.split(":")[0], "torch": torch.__version__,
-        "transformers": transformers.__version__,
-    }, _local_files(location))
-    cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
-    return Classifier(spec, model, tokenizer, device, options, fp, cache)
+    return model, tokenizer
+
+
+def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
+    return ModelLoadError(
+        f"cannot load {where}: {exc}\n"
+        "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
+        "give this machine hub access once (`huggingface-cli download "
+        f"{spec.source}`), point the models file at a local directory, or run the "
+        "embedded offline zoo with `--nlp-profile tiny`."
+    )
 
 
 def _local_files(location: str) -> list[Path]:
@@ -161,21 +215,40 @@ class Classifier:
 
     def __init__(self, spec: ModelSpec, model: Any, tokenizer: Any, device: str,
                  options: LoadOptions, fingerprint: str = "",
-                 cache: PredictionCache | None = None) -> None:
+                 cache: PredictionCache | None = None,
+                 loader: Callable[[], tuple[Any, Any]] | None = None,
+                encodings: Encodings | None = None) -> None:
         self.spec = spec
-        self.model = model
-        self.tokenizer = tokenizer
         self.device = device
         self.options = options
         self.fingerprint = fingerprint
         self.cache = cache
         self.forward_count = 0  # inputs that went through the model
         self.cache_hits = 0  # inputs answered by the persistent cache
+        self._model, self._tokenizer = model, tokenizer
+        self._loader = loader  # loads (model, tokenizer) when they are None
+        self.encodings = encodings  # tokenizations shared with this process's other models
         self._order = spec.class_index()
         self._memo: dict[Hashable, np.ndarray] = {}
-        # Never longer than the model's position table (the tiny zoo's models have 64).
-        self._max_length = min(options.max_length, getattr(
-            getattr(model, "config", None), "max_position_embeddings", None) or options.max_length)
+
+    def load(self) -> None:
+        """Load the weights and tokenizer, if not done yet (validating the checkpoint)."""
+        if self._model is None and self._loader is not None:
+            self._model, self._tokenizer = self._loader()
+
+    @property
+    def model(self) -> Any:
+        self.load()
+        return self._model
+
+    @property
+    def tokenizer(self) -> Any:
+        self.load()
+        return self._tokenizer
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     @property
     def unique_inputs(self) -> int:
@@ -186,21 +259,22 @@ class Classifier:
         todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
         cached: dict[str, np.ndarray] = {}
         if todo and self.cache is not None:
-            cached = self.cache.get(self.fingerprint, [input_key(k) for k in todo],
-                                    len(self._order))
-            for k in todo:
-                row = cached.get(input_key(k))
+            text = [input_key(k) for k in todo]  # the cache's key of each input, made once
+            cached = self.cache.get(self.fingerprint, text, len(self._order))
+            for k, t in zip(todo, text):
+                row = cached.get(t)
                 if row is not None:
                     self._memo[k] = row
             self.cache_hits += len(cached)
-            todo = [k for k in todo if k not in self._memo]
+            if cached:
+                text = [t for k, t in zip(todo, text) if k not in self._memo]
+                todo = [k for k in todo if k not in self._memo]
         if todo:
             rows = self._forward(todo)
             for k, row in zip(todo, rows):
                 self._memo[k] = row
             if self.cache is not None:
-                self.cache.put(self.fingerprint, self.spec.source,
-                               [(input_key(k), row) for k, row in zip(todo, rows)])
+                self.cache.put(self.fingerprint, self.spec.source, list(zip(text, rows)))
         elif cached and self.cache is not None:
             self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
         if not keys:
@@ -213,55 +287,20 @@ class Classifier:
         out = np.empty((len(inputs), len(self._order)), dtype=np.float32)
         autocast = (contextlib.nullcontext() if self.options.dtype == "float32" else
                     torch.autocast(device_type="cuda", dtype=getattr(torch, self.options.dtype)))
+        # Never longer than the model's position table (the tiny zoo's models have 64).
+        max_length = min(self.options.max_length, getattr(
+            self.model.config, "max_position_embeddings", None) or self.options.max_length)
+        tokenizer = self.tokenizer
+        encoded = (self.encodings.encode(tokenizer, inputs, max_length)
+                   if self.encodings is not None else None)
         with torch.inference_mode(), autocast:
-            for idx, features in padded_batches(self.tokenizer, inputs, self._max_length,
-                                                self.options.batch_size):
+            for idx, features in padded_batches(tokenizer, inputs, max_length,
+                                                self.options.batch_size, encoded):
                 enc = {k: torch.from_numpy(v).to(self.device) for k, v in features.items()}
                 logits = self.model(**enc).logits.float()
                 out[idx] = torch.softmax(logits, dim=-1)[:, self._order].cpu().numpy()
         self.forward_count += len(inputs)
         return out
-
-
-def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
-                   batch_size: int) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
-    """``inputs`` as model-ready batches: (indices into ``inputs``, padded features).
-
-    Tokenized in one call of the tokenizer, unpadded, then sorted by token count and padded
-    per batch here: per-batch tokenizer calls (or ``tokenizer.pad``) spend ~1.5x as long in
-    transformers' Python-side batching (measured on the zoo's QQP model), and sorting keeps
-    padding, i.e. wasted compute, small.  Each batch equals what ``tokenizer(batch,
-    padding=True, truncation=True, max_length=max_length)`` returns for its inputs.
-    """
-    if not inputs:
-        return
-    if tokenizer.pad_token_id is None:
-        raise ModelLoadError(f"{type(tokenizer).__name__} has no padding token: batched "
-                             "inference needs one (set tokenizer.pad_token in the checkpoint)")
-    if isinstance(inputs[0], tuple):
-        a, b = [x[0] for x in inputs], [x[1] for x in inputs]  # type: ignore[index]
-        enc = tokenizer(a, b, truncation=True, max_length=max_length)
-    else:
-        enc = tokenizer(list(inputs), truncation=True, max_length=max_length)
-    features = {k: enc[k] for k in tokenizer.model_input_names if k in enc}
-    fill = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id}
-    left = tokenizer.padding_side == "left"
-    lengths = np.fromiter(map(len, features["input_ids"]), dtype=np.int64, count=len(inputs))
-    order = np.argsort(lengths, kind="stable")
-    for start in range(0, len(order), batch_size):
-        idx = order[start:start + batch_size]
-        width = int(lengths[idx].max())
-        batch: dict[str, np.ndarray] = {}
-        for name, rows in features.items():
-            padded = np.full((len(idx), width), fill.get(name, 0), dtype=np.int64)
-            for j, i in enumerate(idx):
-                row = rows[i]
-                if left:
-                    padded[j, width - len(row):] = row
-                else:
-                    padded[j, :len(row)] = row
-            batch[name] = padded
-        yield idx, batch
 
 
 def _key(x: Any) -> Hashable:

@@ -18,8 +18,9 @@ import pytest
 
 from fixtures.profiles import ModelSpec, Profile, load_profile
 from plugins.checklist_run import Outcome, examples_of, harness_digest, predict_fn, run_test
-from plugins.predictor import (Classifier, LoadOptions, load_classifier,
-                               worker_index, zoo_location)
+from plugins.batching import Encodings
+from plugins.predictor import (Classifier, LoadOptions, load_classifier, worker_index,
+                               zoo_location)
 from plugins.results import ChecklistRecord, ResultStore, package_versions
 from plugins.stats import wilson_interval
 from plugins.suites import SuiteCatalog, TestInfo
@@ -102,6 +103,8 @@ class GateSession:
     # Parametrized cases of the selected items (anything with a ``model: ModelSpec``).
     selected: list[Any] = field(default_factory=list)
     classifiers: dict[str, Classifier] = field(default_factory=dict)
+    # Tokenizations shared by this process's models of one tokenizer (one pass each).
+    encodings: Encodings = field(default_factory=Encodings)
     _prefetched: set[str] = field(default_factory=set)
     # Forward passes, cache hits and stored outcomes reused by CheckList items, per model key:
     # the engine's own counters also include the accuracy and attack items sharing the model.
@@ -157,8 +160,8 @@ class GateSession:
             ensure_zoo(self.options.zoo_dir)
         for s in specs:
             if s.key not in self.classifiers:
-                self.classifiers[s.key] = load_classifier(s, self.location(s), self.options.load,
-                                                          worker_index())
+                self.classifiers[s.key] = load_classifier(
+                    s, self.location(s), self.options.load, worker_index(), self.encodings)
         return self.classifiers
 
     def record_engine_stats(self) -> None:

@@ -21,8 +21,8 @@ from fixtures.profiles import load_profile
 from fixtures.zoo import default_zoo_root, ensure_zoo
 from plugins.checklist_run import examples_of, predict_fn, run_test
 from plugins.prediction_cache import input_key
-from plugins.predictor import (Classifier, LoadOptions, load_classifier, padded_batches,
-                               zoo_location)
+from plugins.batching import Encodings, padded_batches
+from plugins.predictor import Classifier, LoadOptions, load_classifier, zoo_location
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE, SEED = 30, 1
@@ -126,3 +126,32 @@ def test_padded_batches_are_what_the_tokenizer_pads(
             assert array.tolist() == expected[name].tolist(), name
         seen += idx.tolist()
     assert sorted(seen) == list(range(len(inputs)))  # every input once
+
+
+def test_models_with_one_tokenizer_share_its_encodings() -> None:
+    """Fine-tunes of one base model tokenize alike: a process tokenizes a suite's inputs once
+    for all of them, and never shares tokens across vocabularies, truncations or inputs."""
+    from transformers import AutoTokenizer
+
+    ensure_zoo()
+    tokenizers = {key: AutoTokenizer.from_pretrained(zoo_location(default_zoo_root(),
+                                                                  PROFILE.get(*key.split("-"))))
+                  for key in ("sst2-bert", "rotten_tomatoes-bert", "sst2-albert")}
+    memo = Encodings(keep=8)
+    inputs: list[Any] = ["a good movie", "not bad at all, really", "the plot was awful"]
+    first = memo.encode(tokenizers["sst2-bert"], inputs, 64)
+    shared = memo.encode(tokenizers["rotten_tomatoes-bert"], inputs, 64)
+    assert shared is first and memo.reused == 1
+    for idx_batch, own in zip(padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2,
+                                             shared),
+                              padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2)):
+        assert idx_batch[0].tolist() == own[0].tolist()
+        assert {k: v.tolist() for k, v in idx_batch[1].items()} == {
+            k: v.tolist() for k, v in own[1].items()}
+    assert memo.encode(tokenizers["sst2-albert"], inputs, 64) is not first  # other vocabulary
+    assert memo.encode(tokenizers["sst2-bert"], inputs, 4) is not first  # other truncation
+    assert memo.encode(tokenizers["sst2-bert"], inputs[::-1], 64) is not first  # other inputs
+    pairs = [("a", "good movie"), ("not bad", "at all, really")]
+    assert memo.encode(tokenizers["sst2-bert"], pairs, 64) is not memo.encode(
+        tokenizers["sst2-bert"], ["a good movie", "not bad at all, really"], 64)
+    assert memo.reused == 1

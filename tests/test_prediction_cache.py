@@ -200,6 +200,22 @@ def test_cache_off_reads_and_writes_nothing(zoo: Path, tmp_path: Path) -> None:
     assert (off.forward_count, off.cache_hits) == (len(INPUTS), 0)  # the filled cache unread
 
 
+def test_a_rerun_answered_from_the_cache_loads_no_weights(zoo: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "predictions.sqlite"
+    location = Path(zoo_location(zoo, SENTIMENT))
+    first = _load(SENTIMENT, location, cache)
+    assert first.loaded  # a fingerprint the cache does not know: loaded, validated up front
+    expected = first.predict_proba(INPUTS)
+
+    again = _load(SENTIMENT, location, cache)
+    assert not again.loaded  # these very files were loaded and validated by the first run
+    assert np.array_equal(again.predict_proba(INPUTS), expected)
+    assert not again.loaded and again.forward_count == 0
+    again.predict_proba(["a sentence the first run never saw"])
+    assert again.loaded and again.forward_count == 1  # loaded when a forward pass is needed
+    assert load_classifier(SENTIMENT, str(location), LoadOptions(cache=None)).loaded
+
+
 # -- concurrent writers -----------------------------------------------------------------
 CONCURRENT_INPUTS = [f"{a} {b} {c}" for a in WORDS for b in WORDS[:8] for c in (".", "!")]
 

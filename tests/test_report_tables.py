@@ -275,6 +275,36 @@ def test_a_later_run_without_qqp_leaves_no_stale_table3(tmp_path: Path) -> None:
     assert not (tmp_path / "plots" / "qqp_tests.png").exists()
 
 
+def test_unchanged_figures_are_copied_from_the_plot_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from plugins.report import plots
+
+    results = fabricated_results()
+    results_path = tmp_path / "results.json"
+    results_path.write_text(json.dumps(results))
+    cache = tmp_path / "plot-cache"
+    first = {p.name: p.read_bytes() for p in write_reports(results_path, plot_cache=cache).plots}
+    assert len(list(cache.glob("*.png"))) == 4
+
+    drawn: list[str] = []
+    for kind, draw in list(plots.FIGURES.items()):
+        def counting(suite: str, *args: object, kind: str = kind, draw: plots.Figure = draw
+                     ) -> Path:
+            drawn.append(f"{suite}_{kind}")
+            return draw(suite, *args)  # type: ignore[arg-type]
+        monkeypatch.setitem(plots.FIGURES, kind, counting)
+    again = write_reports(results_path, plot_cache=cache).plots
+    assert drawn == []  # same records: nothing drawn, the same PNGs
+    assert {p.name: p.read_bytes() for p in again} == first
+
+    changed = next(r for r in results["records"] if r["suite"] == "qqp"
+                   and r["fail_rate"] is not None)
+    changed["fail_rate"] = 100 - changed["fail_rate"]
+    results_path.write_text(json.dumps(results))
+    write_reports(results_path, plot_cache=cache)
+    assert sorted(drawn) == ["qqp_capabilities", "qqp_tests"]  # only the changed suite
+
+
 GATE_MESSAGE = ("sentiment/typos/sst2/bert: fail rate 61.0% exceeds the gate 50.0%\n"
                 "61 of 100 cases failed; first failing cases:\nit was not bad")
 INFRA_MESSAGE = "model refused: zoo:sst2/albert: no checkpoint under .cache/zoo (not found)"

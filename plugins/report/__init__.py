@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from plugins.report.allure import write_allure_files
+from plugins.report.plots import write_plots
 from plugins.report.render import html_page, to_csv, to_html, to_markdown
 from plugins.report.tables import Table, build_tables
 from plugins.report.terminal import summary_lines
@@ -45,10 +46,12 @@ def _img(path: Path, inline: bool) -> str:
 
 
 def write_reports(results_path: Path, out_dir: Path | None = None,
-                  alluredir: Path | None = None, exitstatus: int | None = None) -> Reports:
+                  alluredir: Path | None = None, exitstatus: int | None = None,
+                  plot_cache: Path | None = None) -> Reports:
     """Write ``<out>/tables/*.{md,csv,html}``, ``<out>/plots/*.png`` and ``<out>/summary.html``
     (``out`` defaults to the folder of results.json); with ``alluredir``, also the Allure
-    summary entry, ``environment.properties`` and ``categories.json`` there."""
+    summary entry, ``environment.properties`` and ``categories.json`` there.  With
+    ``plot_cache``, figures whose data did not change are copied from there, not drawn."""
     results = json.loads(results_path.read_text())
     out_dir = out_dir or results_path.parent
     tables = build_tables(results)
@@ -62,10 +65,7 @@ def write_reports(results_path: Path, out_dir: Path | None = None,
         for suffix, text in ((".md", to_markdown(table)), (".csv", to_csv(table)),
                              (".html", html_page(table.title, to_html(table)))):
             (table_dir / f"{table.name}{suffix}").write_text(text)
-    # matplotlib is slow to import; only the controller that writes reports needs it.
-    from plugins.report.plots import write_plots
-
-    reports.plots = write_plots(results, plot_dir)
+    reports.plots = write_plots(results, plot_dir, plot_cache)
     gate = verdict(results, exitstatus)
     body = f"<p><b>{gate.line()}</b></p>\n" + "".join(to_html(t) for t in tables)
     summary = out_dir / "summary.html"

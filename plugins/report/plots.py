@@ -4,20 +4,25 @@ Per CheckList suite: mean fail rate per capability for each model (grouped bars,
 dataset) and every test's fail rate per model (a dot plot, one panel per dataset, rows in the
 seed table's order).  Items without a fail rate (not run, or every case filtered) are left out
 of means and drawn as no dot, never as 0.
+
+A figure is a pure function of its records, the run's model order, this code and matplotlib:
+with a cache folder, a figure whose inputs did not change (a re-run of unchanged models) is
+copied from the last run instead of drawn again, which is most of a warm run's report time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after selecting the backend)
-
-from plugins.report.layout import ordered_rows  # noqa: E402
+from plugins.report.layout import ordered_rows
 
 Record = dict[str, Any]
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
@@ -38,7 +43,18 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _pyplot() -> Any:
+    """matplotlib, imported on the first figure actually drawn (its import alone takes ~1 s)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on CI machines
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def capability_bars(suite: str, records: list[Record], run: Record, path: Path) -> Path:
+    plt = _pyplot()
     datasets, models = _datasets_and_models(records, run)
     rows = ordered_rows(suite, ((r["capability"], r["test"]) for r in records))
     capabilities = list(dict.fromkeys(row.capability for row in rows))
@@ -73,6 +89,7 @@ def capability_bars(suite: str, records: list[Record], run: Record, path: Path) 
 
 
 def per_test_dots(suite: str, records: list[Record], run: Record, path: Path) -> Path:
+    plt = _pyplot()
     datasets, models = _datasets_and_models(records, run)
     rows = ordered_rows(suite, ((r["capability"], r["test"]) for r in records))
     labels = [_short(f"{row.capability}: {row.test}", 58) + ("" if row.seed_label else " †")
@@ -113,12 +130,49 @@ def per_test_dots(suite: str, records: list[Record], run: Record, path: Path) ->
     return path
 
 
-def write_plots(results: Record, out_dir: Path) -> list[Path]:
+Figure = Callable[[str, list[Record], Record, Path], Path]
+FIGURES: dict[str, Figure] = {"capabilities": capability_bars, "tests": per_test_dots}
+CACHE_KEEP = 64  # cached figures kept (least recently used go first): a few MB
+
+
+def figure_digest(kind: str, records: list[Record], run: Record) -> str:
+    """Everything a figure depends on: its data, the model order, the drawing code."""
+    h = hashlib.sha256(json.dumps([kind, records, run.get("models", [])], sort_keys=True,
+                                  default=str).encode())
+    for module in (Path(__file__), Path(__file__).with_name("layout.py")):
+        h.update(module.read_bytes())
+    h.update(version("matplotlib").encode())
+    return h.hexdigest()
+
+
+def write_plots(results: Record, out_dir: Path, cache_dir: Path | None = None) -> list[Path]:
     records, run = results.get("records", []), results.get("run", {})
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     for suite in dict.fromkeys(r["suite"] for r in records):
         mine = [r for r in records if r["suite"] == suite]
-        paths.append(capability_bars(suite, mine, run, out_dir / f"{suite}_capabilities.png"))
-        paths.append(per_test_dots(suite, mine, run, out_dir / f"{suite}_tests.png"))
+        for kind, draw in FIGURES.items():
+            path = out_dir / f"{suite}_{kind}.png"
+            if cache_dir is None:
+                paths.append(draw(suite, mine, run, path))
+                continue
+            cached = cache_dir / f"{figure_digest(kind, mine, run)}.png"
+            if cached.is_file():
+                shutil.copyfile(cached, path)
+                os.utime(cached)  # recently used: kept by the pruning below
+            else:
+                draw(suite, mine, run, path)
+                _store(path, cached)
+            paths.append(path)
     return paths
+
+
+def _store(path: Path, cached: Path) -> None:
+    """Copy a drawn figure into the cache (atomically: concurrent runs may share it)."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_name(f"{cached.stem}.{os.getpid()}.tmp")
+    shutil.copyfile(path, partial)
+    partial.replace(cached)
+    figures = sorted(cached.parent.glob("*.png"), key=lambda p: p.stat().st_mtime)
+    for old in figures[:-CACHE_KEEP]:
+        old.unlink(missing_ok=True)

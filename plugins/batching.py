@@ -1,0 +1,184 @@
+"""Tokenizing a pass's inputs once and cutting them into padded, length-sorted batches.
+
+``Classifier._forward`` (plugins/predictor.py) feeds the model from here.  A pass tokenizes
+all of its inputs (chunk by chunk, into packed int32 arrays), sorts them by length and pads
+each batch with numpy; ``Encodings`` lets the next model of a process with the same
+tokenizer reuse those tokens.  Every batch equals the tokenizer's own ``padding=True``
+encoding of its inputs (tests/test_engine_properties.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A pass's inputs tokenized once, unpadded and packed: input ``i``'s tokens of feature
+    ``name`` are ``flat[name][starts[i]:starts[i] + lengths[i]]``.  Packed int32 arrays take a
+    tenth of the memory of the tokenizer's lists of Python ints, so a pass of a whole suite
+    (and the ``Encodings`` kept for the next model) stays small."""
+
+    lengths: np.ndarray
+    starts: np.ndarray
+    flat: dict[str, np.ndarray]
+
+
+_ENCODE_CHUNK = 16384  # inputs per tokenizer call: bounds the Python lists alive at once
+
+
+def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
+    """``inputs`` tokenized as ``tokenizer(inputs, truncation=True, max_length=max_length)``
+    does (not padded), packed into int32 arrays a chunk at a time."""
+    backend = _truncating_backend(tokenizer, max_length)
+    names = [k for k in ("input_ids", "token_type_ids") if k in tokenizer.model_input_names]
+    lengths: list[np.ndarray] = []
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    for start in range(0, len(inputs), _ENCODE_CHUNK):
+        chunk = list(inputs[start:start + _ENCODE_CHUNK])
+        if backend is not None:
+            encodings = backend.encode_batch(chunk)
+            rows = {"input_ids": [e.ids for e in encodings],
+                    "token_type_ids": [e.type_ids for e in encodings]}
+        elif isinstance(chunk[0], tuple):
+            rows = tokenizer([x[0] for x in chunk], [x[1] for x in chunk], truncation=True,
+                             max_length=max_length)
+        else:
+            rows = tokenizer(chunk, truncation=True, max_length=max_length)
+        n = np.fromiter(map(len, rows["input_ids"]), dtype=np.int64, count=len(chunk))
+        lengths.append(n)
+        for k in names:
+            parts[k].append(np.fromiter(chain.from_iterable(rows[k]), dtype=np.int32,
+                                        count=int(n.sum())))
+    flat = {k: np.concatenate(v) for k, v in parts.items()}
+    if "attention_mask" in tokenizer.model_input_names:
+        # Unpadded, the attention mask is all ones: padding derives it (``padded_batches``).
+        flat["attention_mask"] = np.ones(0, dtype=np.int32)
+    length = np.concatenate(lengths)
+    return Encoded(length, np.cumsum(length) - length, flat)
+
+
+def _truncating_backend(tokenizer: Any, max_length: int) -> Any | None:
+    """A copy of a fast tokenizer's Rust backend set up exactly as transformers sets up its
+    own for ``truncation=True, max_length=max_length`` without padding (longest first, no
+    stride, the tokenizer's truncation side), or None for a slow tokenizer.
+
+    Calling it directly skips transformers' conversion of every encoding to a dict of Python
+    lists, a third of the tokenization time of a suite's ~170k inputs.  The padded batches
+    are checked against ``tokenizer(..., padding=True)`` in tests/test_engine_properties.py.
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    from tokenizers import Tokenizer
+
+    own = Tokenizer.from_str(backend.to_str())
+    own.no_padding()
+    own.enable_truncation(max_length, stride=0, strategy="longest_first",
+                          direction=tokenizer.truncation_side)
+    own.encode_special_tokens = bool(getattr(tokenizer, "split_special_tokens", False))
+    return own
+
+
+class Encodings:
+    """Tokenizations kept for the next model of this process that has the same tokenizer.
+
+    Several fine-tunes of one base model share its tokenizer (the zoo's models of one
+    family do too), and a suite asks each of them for exactly the same inputs: the second
+    model's pass reuses the first one's tokens instead of tokenizing ~170k inputs again.
+    Keyed by the tokenizer's full serialized state, the truncation length and the inputs.
+    """
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep  # at most one per (tokenizer, suite) of a run: ~40 MB each
+        self.reused = 0
+        self._store: OrderedDict[str, Encoded] = OrderedDict()
+
+    def encode(self, tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
+        state = tokenizer_state(tokenizer)
+        if state is None:
+            return encode(tokenizer, inputs, max_length)
+        h = hashlib.sha256(f"{state}\x00{max_length}".encode())
+        for x in inputs:  # length-prefixed parts: no two input lists hash alike
+            parts = x if isinstance(x, tuple) else (x,)
+            h.update(len(parts).to_bytes(1, "big"))
+            for part in parts:
+                raw = str(part).encode()
+                h.update(len(raw).to_bytes(8, "big") + raw)
+        key = h.hexdigest()
+        found = self._store.get(key)
+        if found is not None:
+            self._store.move_to_end(key)
+            self.reused += 1
+            return found
+        found = self._store[key] = encode(tokenizer, inputs, max_length)
+        while len(self._store) > self.keep:
+            self._store.popitem(last=False)
+        return found
+
+
+def tokenizer_state(tokenizer: Any) -> str | None:
+    """Digest of everything that decides a fast tokenizer's output (its serialized backend,
+    which holds vocabulary, normalizer and post-processor, plus class and input names);
+    None for a slow tokenizer, whose output is then never shared."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    cached = getattr(tokenizer, "_nlp_gate_state", None)
+    if cached is None:
+        # Without the truncation/padding settings transformers applies per call: not part
+        # of the vocabulary, and set explicitly by ``encode``.
+        raw = json.loads(backend.to_str())
+        raw.pop("truncation", None)
+        raw.pop("padding", None)
+        cached = hashlib.sha256(json.dumps(
+            [type(tokenizer).__name__, list(tokenizer.model_input_names), raw],
+            sort_keys=True).encode()).hexdigest()
+        tokenizer._nlp_gate_state = cached
+    return str(cached)
+
+
+def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
+                   batch_size: int, encoded: Encoded | None = None,
+                   ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """``inputs`` as model-ready batches: (indices into ``inputs``, padded features).
+
+    Tokenized in one call of the tokenizer (or taken from ``encoded``), unpadded, then
+    sorted by token count and padded per batch here with numpy: per-batch tokenizer calls
+    (or ``tokenizer.pad``) spend ~1.5x as long in transformers' Python-side batching
+    (measured on the zoo's QQP model), and sorting keeps padding, i.e. wasted compute,
+    small.  Each batch equals what ``tokenizer(batch, padding=True, truncation=True,
+    max_length=max_length)`` returns for its inputs.
+    """
+    if not inputs:
+        return
+    if tokenizer.pad_token_id is None:
+        raise ValueError(f"{type(tokenizer).__name__} has no padding token to pad batches with")
+    enc = encoded if encoded is not None else encode(tokenizer, inputs, max_length)
+    fill = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id}
+    left = tokenizer.padding_side == "left"
+    order = np.argsort(enc.lengths, kind="stable")
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        lengths = enc.lengths[idx][:, None]
+        width = int(lengths.max())
+        column = np.arange(width)[None, :]
+        # Position j of a row holds its token j (right padding) or j - pad (left padding).
+        offset = column - (width - lengths) if left else column
+        real = (offset >= 0) & (offset < lengths)
+        where = np.where(real, enc.starts[idx][:, None] + offset, 0)
+        batch: dict[str, np.ndarray] = {}
+        for name, flat in enc.flat.items():
+            if name == "attention_mask":
+                batch[name] = real.astype(np.int64)
+            else:
+                batch[name] = np.where(real, flat[where], fill.get(name, 0)).astype(np.int64)
+        yield idx, batch
