@@ -35,10 +35,12 @@ class Encoded:
 _ENCODE_CHUNK = 16384  # inputs per tokenizer call: bounds the Python lists alive at once
 
 
-def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
+def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
+           backend: Any | None = None) -> Encoded:
     """``inputs`` tokenized as ``tokenizer(inputs, truncation=True, max_length=max_length)``
-    does (not padded), packed into int32 arrays a chunk at a time."""
-    backend = _truncating_backend(tokenizer, max_length)
+    does (not padded), packed into int32 arrays a chunk at a time; ``backend``: the
+    tokenizer's ``_truncating_backend`` for ``max_length``, if already made."""
+    backend = backend or _truncating_backend(tokenizer, max_length)
     names = [k for k in ("input_ids", "token_type_ids") if k in tokenizer.model_input_names]
     lengths: list[np.ndarray] = []
     parts: dict[str, list[np.ndarray]] = {k: [] for k in names}
@@ -94,7 +96,9 @@ class Encodings:
     Several fine-tunes of one base model share its tokenizer (the zoo's models of one
     family do too), and a suite asks each of them for exactly the same inputs: the second
     model's pass reuses the first one's tokens instead of tokenizing ~170k inputs again.
-    Keyed by the tokenizer's full serialized state, the truncation length and the inputs.
+    Keyed by the truncating backend's full serialized state (vocabulary, normalizer,
+    post-processor, truncation length and side), the feature names and the inputs; a slow
+    tokenizer (no backend) never shares.
     """
 
     def __init__(self, keep: int = 4) -> None:
@@ -103,10 +107,11 @@ class Encodings:
         self._store: OrderedDict[str, Encoded] = OrderedDict()
 
     def encode(self, tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
-        state = tokenizer_state(tokenizer)
-        if state is None:
+        backend = _truncating_backend(tokenizer, max_length)
+        if backend is None:
             return encode(tokenizer, inputs, max_length)
-        h = hashlib.sha256(f"{state}\x00{max_length}".encode())
+        h = hashlib.sha256(json.dumps([backend.to_str(), backend.encode_special_tokens,
+                                       list(tokenizer.model_input_names)]).encode())
         for x in inputs:  # length-prefixed parts: no two input lists hash alike
             parts = x if isinstance(x, tuple) else (x,)
             h.update(len(parts).to_bytes(1, "big"))
@@ -119,31 +124,10 @@ class Encodings:
             self._store.move_to_end(key)
             self.reused += 1
             return found
-        found = self._store[key] = encode(tokenizer, inputs, max_length)
+        found = self._store[key] = encode(tokenizer, inputs, max_length, backend)
         while len(self._store) > self.keep:
             self._store.popitem(last=False)
         return found
-
-
-def tokenizer_state(tokenizer: Any) -> str | None:
-    """Digest of everything that decides a fast tokenizer's output (its serialized backend,
-    which holds vocabulary, normalizer and post-processor, plus class and input names);
-    None for a slow tokenizer, whose output is then never shared."""
-    backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is None:
-        return None
-    cached = getattr(tokenizer, "_nlp_gate_state", None)
-    if cached is None:
-        # Without the truncation/padding settings transformers applies per call: not part
-        # of the vocabulary, and set explicitly by ``encode``.
-        raw = json.loads(backend.to_str())
-        raw.pop("truncation", None)
-        raw.pop("padding", None)
-        cached = hashlib.sha256(json.dumps(
-            [type(tokenizer).__name__, list(tokenizer.model_input_names), raw],
-            sort_keys=True).encode()).hexdigest()
-        tokenizer._nlp_gate_state = cached
-    return str(cached)
 
 
 def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,

@@ -217,7 +217,7 @@ class Classifier:
                  options: LoadOptions, fingerprint: str = "",
                  cache: PredictionCache | None = None,
                  loader: Callable[[], tuple[Any, Any]] | None = None,
-                encodings: Encodings | None = None) -> None:
+                 encodings: Encodings | None = None) -> None:
         self.spec = spec
         self.device = device
         self.options = options
@@ -258,23 +258,22 @@ class Classifier:
         keys = [_key(x) for x in inputs]
         todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
         cached: dict[str, np.ndarray] = {}
+        keyed: dict[Hashable, str] = {}  # the cache's key of each input, made once
         if todo and self.cache is not None:
-            text = [input_key(k) for k in todo]  # the cache's key of each input, made once
-            cached = self.cache.get(self.fingerprint, text, len(self._order))
-            for k, t in zip(todo, text):
-                row = cached.get(t)
-                if row is not None:
-                    self._memo[k] = row
+            keyed = {k: input_key(k) for k in todo}
+            cached = self.cache.get(self.fingerprint, list(keyed.values()), len(self._order))
+            for k, text in keyed.items():
+                if text in cached:
+                    self._memo[k] = cached[text]
             self.cache_hits += len(cached)
-            if cached:
-                text = [t for k, t in zip(todo, text) if k not in self._memo]
-                todo = [k for k in todo if k not in self._memo]
+            todo = [k for k in todo if k not in self._memo]
         if todo:
             rows = self._forward(todo)
             for k, row in zip(todo, rows):
                 self._memo[k] = row
             if self.cache is not None:
-                self.cache.put(self.fingerprint, self.spec.source, list(zip(text, rows)))
+                self.cache.put(self.fingerprint, self.spec.source,
+                               [(keyed[k], row) for k, row in zip(todo, rows)])
         elif cached and self.cache is not None:
             self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
         if not keys:

@@ -150,6 +150,9 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
             k: v.tolist() for k, v in own[1].items()}
     assert memo.encode(tokenizers["sst2-albert"], inputs, 64) is not first  # other vocabulary
     assert memo.encode(tokenizers["sst2-bert"], inputs, 4) is not first  # other truncation
+    left = copy.deepcopy(tokenizers["sst2-bert"])
+    left.truncation_side = "left"
+    assert memo.encode(left, inputs, 64) is not first  # truncates the other end
     assert memo.encode(tokenizers["sst2-bert"], inputs[::-1], 64) is not first  # other inputs
     pairs = [("a", "good movie"), ("not bad", "at all, really")]
     assert memo.encode(tokenizers["sst2-bert"], pairs, 64) is not memo.encode(
