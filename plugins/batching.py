@@ -2,8 +2,8 @@
 
 ``Classifier._forward`` (plugins/predictor.py) feeds the model from here.  A pass tokenizes
 all of its inputs (chunk by chunk, into packed int32 arrays), sorts them by length and pads
-each batch with numpy; ``Encodings`` lets the next model of a process with the same
-tokenizer reuse those tokens.  Every batch equals the tokenizer's own ``padding=True``
+each batch with numpy; ``Encodings`` lets the next model with the same tokenizer, in this
+process or another worker, reuse those tokens.  Every batch equals the tokenizer's own ``padding=True``
 encoding of its inputs (tests/test_engine_properties.py).
 """
 
@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import zipfile
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from itertools import chain
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,7 +51,7 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
     for start in range(0, len(inputs), _ENCODE_CHUNK):
         chunk = list(inputs[start:start + _ENCODE_CHUNK])
         if backend is not None:
-            encodings = backend.encode_batch(chunk)
+            encodings = backend.encode_batch_fast(chunk)  # ids without character offsets
             rows = {"input_ids": [e.ids for e in encodings],
                     "token_type_ids": [e.type_ids for e in encodings]}
         elif isinstance(chunk[0], tuple):
@@ -91,19 +95,24 @@ def _truncating_backend(tokenizer: Any, max_length: int) -> Any | None:
 
 
 class Encodings:
-    """Tokenizations kept for the next model of this process that has the same tokenizer.
+    """Tokenizations kept for the next model with the same tokenizer, in this process and,
+    given a ``directory``, in the other xdist workers and later runs.
 
     Several fine-tunes of one base model share its tokenizer (the zoo's models of one
     family do too), and a suite asks each of them for exactly the same inputs: the second
-    model's pass reuses the first one's tokens instead of tokenizing ~170k inputs again.
-    Keyed by the truncating backend's full serialized state (vocabulary, normalizer,
-    post-processor, truncation length and side), the feature names and the inputs; a slow
-    tokenizer (no backend) never shares.
+    model's pass reuses the first one's tokens instead of tokenizing ~170k inputs again, on
+    whichever worker it runs (or in a re-run with a new candidate model).  Keyed by the
+    truncating backend's full serialized state (vocabulary, normalizer, post-processor,
+    truncation length and side), the feature names, the tokenizers version and the inputs;
+    a slow tokenizer (no backend) never shares.
     """
 
-    def __init__(self, keep: int = 4) -> None:
+    def __init__(self, keep: int = 4, directory: Path | None = None, keep_files: int = 8) -> None:
         self.keep = keep  # at most one per (tokenizer, suite) of a run: ~40 MB each
-        self.reused = 0
+        self.directory = directory  # the files shared between processes; None: memory only
+        self.keep_files = keep_files  # ~10-25 MB each (stored in the smallest int type)
+        self.reused = 0  # answered from this process's memory
+        self.loaded = 0  # answered from a file another process (or run) wrote
         self._store: OrderedDict[str, Encoded] = OrderedDict()
 
     def encode(self, tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
@@ -111,7 +120,8 @@ class Encodings:
         if backend is None:
             return encode(tokenizer, inputs, max_length)
         h = hashlib.sha256(json.dumps([backend.to_str(), backend.encode_special_tokens,
-                                       list(tokenizer.model_input_names)]).encode())
+                                       list(tokenizer.model_input_names),
+                                       version("tokenizers"), _FILE_FORMAT]).encode())
         for x in inputs:  # length-prefixed parts: no two input lists hash alike
             parts = x if isinstance(x, tuple) else (x,)
             h.update(len(parts).to_bytes(1, "big"))
@@ -124,10 +134,55 @@ class Encodings:
             self._store.move_to_end(key)
             self.reused += 1
             return found
-        found = self._store[key] = encode(tokenizer, inputs, max_length, backend)
+        found = self._read(key)
+        if found is None:
+            found = encode(tokenizer, inputs, max_length, backend)
+            self._write(key, found)
+        self._store[key] = found
         while len(self._store) > self.keep:
             self._store.popitem(last=False)
         return found
+
+    def _path(self, key: str) -> Path | None:
+        return None if self.directory is None else self.directory / f"{key}.npz"
+
+    def _read(self, key: str) -> Encoded | None:
+        path = self._path(key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                lengths = data["lengths"].astype(np.int64)
+                flat = {name.removeprefix("flat_"): data[name].astype(np.int32)
+                        for name in data.files if name.startswith("flat_")}
+            os.utime(path)  # recently used: kept by _prune
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            return None  # evicted meanwhile, or unreadable: tokenize again
+        self.loaded += 1
+        return Encoded(lengths, np.cumsum(lengths) - lengths, flat)
+
+    def _write(self, key: str, found: Encoded) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{key}.{os.getpid()}.tmp")
+        with tmp.open("wb") as f:
+            np.savez(f, lengths=_compact(found.lengths),
+                     **{f"flat_{name}": _compact(a) for name, a in found.flat.items()})
+        tmp.replace(path)  # atomic: another worker never reads half a file
+        files = sorted(path.parent.glob("*.npz"), key=lambda p: p.stat().st_mtime)
+        for old in files[:-self.keep_files]:
+            old.unlink(missing_ok=True)
+
+
+_FILE_FORMAT = 1  # layout of an Encodings file (part of its key)
+
+
+def _compact(a: np.ndarray) -> np.ndarray:
+    """``a`` (non-negative ints) in the smallest unsigned type that holds it: token ids fit
+    16 bits for most vocabularies, token types 8."""
+    return a.astype(np.min_scalar_type(int(a.max()))) if a.size else a
 
 
 def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,

@@ -45,7 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--nlp-device", default="auto",
                     help="auto (CUDA when present, one GPU per xdist worker), cpu, cuda, cuda:N")
     group.addoption("--nlp-dtype", default="float32", choices=("float32", "float16", "bfloat16"))
-    group.addoption("--nlp-batch-size", type=int, default=64)
+    group.addoption("--nlp-batch-size", type=int, default=LoadOptions.batch_size,
+                    help=f"inputs per forward pass (default: {LoadOptions.batch_size})")
     group.addoption("--nlp-prediction-cache", default=None,
                     help="persistent prediction cache file, or 'off' "
                          "(default: $NLP_GATE_CACHE/predictions.sqlite, i.e. .cache/)")

@@ -103,8 +103,6 @@ class GateSession:
     # Parametrized cases of the selected items (anything with a ``model: ModelSpec``).
     selected: list[Any] = field(default_factory=list)
     classifiers: dict[str, Classifier] = field(default_factory=dict)
-    # Tokenizations shared by this process's models of one tokenizer (one pass each).
-    encodings: Encodings = field(default_factory=Encodings)
     _prefetched: set[str] = field(default_factory=set)
     # Forward passes, cache hits and stored outcomes reused by CheckList items, per model key:
     # the engine's own counters also include the accuracy and attack items sharing the model.
@@ -118,6 +116,13 @@ class GateSession:
     @cached_property
     def profile(self) -> Profile:
         return load_profile(self.options.profile, self.options.models_file)
+
+    @cached_property
+    def encodings(self) -> Encodings:
+        """Tokenizations shared by the models of one tokenizer: one pass per suite, for all
+        workers, kept beside the prediction cache (``<cache>.tokens/``) and off with it."""
+        cache = self.options.load.cache
+        return Encodings(directory=cache.with_suffix(".tokens") if cache else None)
 
     @cached_property
     def catalog(self) -> SuiteCatalog:

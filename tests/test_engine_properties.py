@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +22,7 @@ from fixtures.profiles import load_profile
 from fixtures.zoo import default_zoo_root, ensure_zoo
 from plugins.checklist_run import examples_of, predict_fn, run_test
 from plugins.prediction_cache import input_key
-from plugins.batching import Encodings, padded_batches
+from plugins.batching import Encodings, encode, padded_batches
 from plugins.predictor import Classifier, LoadOptions, load_classifier, zoo_location
 
 REPO = Path(__file__).resolve().parent.parent
@@ -158,3 +159,58 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
     assert memo.encode(tokenizers["sst2-bert"], pairs, 64) is not memo.encode(
         tokenizers["sst2-bert"], ["a good movie", "not bad at all, really"], 64)
     assert memo.reused == 1
+
+
+def test_workers_share_encodings_through_their_directory(tmp_path: Path) -> None:
+    """Two workers (two ``Encodings`` over one directory): the second reads the first one's
+    tokens instead of tokenizing; files are bounded and a broken one is tokenized again."""
+    from transformers import AutoTokenizer
+
+    ensure_zoo()
+    tokenizer = AutoTokenizer.from_pretrained(
+        zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert")))
+    pairs: list[Any] = [("how do i learn python?", "what is the best way to learn python?"),
+                        ("is it raining", "will it rain today in paris, france?")] * 3
+    first, second = Encodings(directory=tmp_path), Encodings(directory=tmp_path)
+    written = first.encode(tokenizer, pairs, 64)
+    read = second.encode(tokenizer, pairs, 64)
+    assert (first.loaded, second.loaded) == (0, 1)
+    own = encode(tokenizer, pairs, 64)
+    for got in (written, read):
+        assert got.lengths.tolist() == own.lengths.tolist()
+        assert got.starts.tolist() == own.starts.tolist()
+        assert {k: (v.dtype, v.tolist()) for k, v in got.flat.items()} == {
+            k: (v.dtype, v.tolist()) for k, v in own.flat.items()}
+    bounded = Encodings(directory=tmp_path, keep_files=2)
+    for n in (1, 2, 3):
+        bounded.encode(tokenizer, pairs[:n], 64)
+    assert len(list(tmp_path.glob("*.npz"))) == 2
+    for path in tmp_path.glob("*.npz"):
+        path.write_bytes(b"torn")
+    again = Encodings(directory=tmp_path).encode(tokenizer, pairs[:3], 64)
+    assert again.lengths.tolist() == own.lengths[:3].tolist()
+
+def test_fused_activation_predicts_what_the_checkpoints_own_does(
+    suites: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ALBERT's gelu_new runs as transformers' fused gelu_pytorch_tanh (FUSED_ACTIVATIONS):
+    the same probabilities to float32 rounding, and a fingerprint of its own so that cached
+    predictions of one never answer for the other."""
+    from plugins import predictor
+
+    spec = MODELS["sentiment"]
+    location = zoo_location(default_zoo_root(), spec)
+    fused = load_classifier(spec, location, LoadOptions(cache=None))
+    monkeypatch.setattr(predictor, "FUSED_ACTIVATIONS", {})
+    own = load_classifier(spec, location, LoadOptions(cache=None))
+    assert (fused.model.config.hidden_act, own.model.config.hidden_act) == (
+        "gelu_pytorch_tanh", "gelu_new")
+    assert fused.fingerprint != own.fingerprint
+    inputs: list[Any] = []
+    for test in suites["sentiment"].tests.values():
+        inputs += examples_of(test, 20, SEED)
+    p, q = fused.predict_proba(inputs), own.predict_proba(inputs)
+    assert np.abs(p - q).max() < 1e-5
+    assert (p.argmax(axis=1) == q.argmax(axis=1)).all()
+    # BERT's exact gelu is a fused kernel already: nothing to swap, fingerprint unchanged.
+    assert predictor.fused_activation({"hidden_act": "gelu"}) == {}
