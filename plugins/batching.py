@@ -9,6 +9,7 @@ encoding of its inputs (tests/test_engine_properties.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -107,8 +108,12 @@ class Encodings:
     a slow tokenizer (no backend) never shares.
     """
 
-    def __init__(self, keep: int = 4, directory: Path | None = None, keep_files: int = 8) -> None:
+    def __init__(self, keep: int = 4, directory: Path | None = None, keep_files: int = 8,
+                 min_inputs: int = 1024) -> None:
         self.keep = keep  # at most one per (tokenizer, suite) of a run: ~40 MB each
+        # Smaller passes (an attack's queries, a comparison's few inputs) tokenize in
+        # milliseconds: kept, they would only push a suite's tokenization out.
+        self.min_inputs = min_inputs
         self.directory = directory  # the files shared between processes; None: memory only
         self.keep_files = keep_files  # ~10-25 MB each (stored in the smallest int type)
         self.reused = 0  # answered from this process's memory
@@ -117,8 +122,8 @@ class Encodings:
 
     def encode(self, tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
         backend = _truncating_backend(tokenizer, max_length)
-        if backend is None:
-            return encode(tokenizer, inputs, max_length)
+        if backend is None or len(inputs) < self.min_inputs:
+            return encode(tokenizer, inputs, max_length, backend)
         h = hashlib.sha256(json.dumps([backend.to_str(), backend.encode_special_tokens,
                                        list(tokenizer.model_input_names),
                                        version("tokenizers"), _FILE_FORMAT]).encode())
@@ -171,8 +176,11 @@ class Encodings:
             np.savez(f, lengths=_compact(found.lengths),
                      **{f"flat_{name}": _compact(a) for name, a in found.flat.items()})
         tmp.replace(path)  # atomic: another worker never reads half a file
-        files = sorted(path.parent.glob("*.npz"), key=lambda p: p.stat().st_mtime)
-        for old in files[:-self.keep_files]:
+        stamped = []
+        for other in path.parent.glob("*.npz"):
+            with contextlib.suppress(FileNotFoundError):  # another worker pruned it
+                stamped.append((other.stat().st_mtime, other))
+        for _, old in sorted(stamped)[:-self.keep_files]:
             old.unlink(missing_ok=True)
 
 

@@ -138,7 +138,7 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
     tokenizers = {key: AutoTokenizer.from_pretrained(zoo_location(default_zoo_root(),
                                                                   PROFILE.get(*key.split("-"))))
                   for key in ("sst2-bert", "rotten_tomatoes-bert", "sst2-albert")}
-    memo = Encodings(keep=8)
+    memo = Encodings(keep=8, min_inputs=1)
     inputs: list[Any] = ["a good movie", "not bad at all, really", "the plot was awful"]
     first = memo.encode(tokenizers["sst2-bert"], inputs, 64)
     shared = memo.encode(tokenizers["rotten_tomatoes-bert"], inputs, 64)
@@ -171,7 +171,10 @@ def test_workers_share_encodings_through_their_directory(tmp_path: Path) -> None
         zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert")))
     pairs: list[Any] = [("how do i learn python?", "what is the best way to learn python?"),
                         ("is it raining", "will it rain today in paris, france?")] * 3
-    first, second = Encodings(directory=tmp_path), Encodings(directory=tmp_path)
+    Encodings(directory=tmp_path).encode(tokenizer, pairs, 64)
+    assert not list(tmp_path.iterdir())  # a few inputs (an attack's queries) are not kept
+    first, second = (Encodings(directory=tmp_path, min_inputs=1),
+                     Encodings(directory=tmp_path, min_inputs=1))
     written = first.encode(tokenizer, pairs, 64)
     read = second.encode(tokenizer, pairs, 64)
     assert (first.loaded, second.loaded) == (0, 1)
@@ -181,13 +184,13 @@ def test_workers_share_encodings_through_their_directory(tmp_path: Path) -> None
         assert got.starts.tolist() == own.starts.tolist()
         assert {k: (v.dtype, v.tolist()) for k, v in got.flat.items()} == {
             k: (v.dtype, v.tolist()) for k, v in own.flat.items()}
-    bounded = Encodings(directory=tmp_path, keep_files=2)
+    bounded = Encodings(directory=tmp_path, keep_files=2, min_inputs=1)
     for n in (1, 2, 3):
         bounded.encode(tokenizer, pairs[:n], 64)
     assert len(list(tmp_path.glob("*.npz"))) == 2
     for path in tmp_path.glob("*.npz"):
         path.write_bytes(b"torn")
-    again = Encodings(directory=tmp_path).encode(tokenizer, pairs[:3], 64)
+    again = Encodings(directory=tmp_path, min_inputs=1).encode(tokenizer, pairs[:3], 64)
     assert again.lengths.tolist() == own.lengths[:3].tolist()
 
 def test_fused_activation_predicts_what_the_checkpoints_own_does(
