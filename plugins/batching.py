@@ -119,14 +119,16 @@ class Encodings:
         self.reused = 0  # answered from this process's memory
         self.loaded = 0  # answered from a file another process (or run) wrote
         self._store: OrderedDict[str, Encoded] = OrderedDict()
+        # (tokenizer, its truncating backend, the sha256 of the backend's state) per
+        # (tokenizer id, max length, truncation side); the tokenizer is kept so its id stays
+        # its own.
+        self._backends: dict[tuple[int, int, str], tuple[Any, Any, Any]] = {}
 
     def encode(self, tokenizer: Any, inputs: Sequence[Hashable], max_length: int) -> Encoded:
-        backend = _truncating_backend(tokenizer, max_length)
+        backend, state = self._backend(tokenizer, max_length)
         if backend is None or len(inputs) < self.min_inputs:
             return encode(tokenizer, inputs, max_length, backend)
-        h = hashlib.sha256(json.dumps([backend.to_str(), backend.encode_special_tokens,
-                                       list(tokenizer.model_input_names),
-                                       version("tokenizers"), _FILE_FORMAT]).encode())
+        h = state.copy()
         for x in inputs:  # length-prefixed parts: no two input lists hash alike
             parts = x if isinstance(x, tuple) else (x,)
             h.update(len(parts).to_bytes(1, "big"))
@@ -147,6 +149,20 @@ class Encodings:
         while len(self._store) > self.keep:
             self._store.popitem(last=False)
         return found
+
+    def _backend(self, tokenizer: Any, max_length: int) -> tuple[Any, Any]:
+        """``tokenizer``'s truncating backend and the hash of its state, made once per
+        tokenizer: serializing and rebuilding a tokenizer takes milliseconds (more for a
+        30k-word vocabulary), and an attack calls the engine thousands of times."""
+        slot = (id(tokenizer), max_length, str(tokenizer.truncation_side))
+        if slot not in self._backends:
+            backend = _truncating_backend(tokenizer, max_length)
+            state = None if backend is None else hashlib.sha256(json.dumps([
+                backend.to_str(), backend.encode_special_tokens,
+                list(tokenizer.model_input_names), version("tokenizers"), _FILE_FORMAT,
+            ]).encode())
+            self._backends[slot] = (tokenizer, backend, state)
+        return self._backends[slot][1:]
 
     def _path(self, key: str) -> Path | None:
         return None if self.directory is None else self.directory / f"{key}.npz"

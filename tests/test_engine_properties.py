@@ -161,7 +161,9 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
     assert memo.reused == 1
 
 
-def test_workers_share_encodings_through_their_directory(tmp_path: Path) -> None:
+def test_workers_share_encodings_through_their_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Two workers (two ``Encodings`` over one directory): the second reads the first one's
     tokens instead of tokenizing; files are bounded and a broken one is tokenized again."""
     from transformers import AutoTokenizer
@@ -171,8 +173,17 @@ def test_workers_share_encodings_through_their_directory(tmp_path: Path) -> None
         zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert")))
     pairs: list[Any] = [("how do i learn python?", "what is the best way to learn python?"),
                         ("is it raining", "will it rain today in paris, france?")] * 3
-    Encodings(directory=tmp_path).encode(tokenizer, pairs, 64)
-    assert not list(tmp_path.iterdir())  # a few inputs (an attack's queries) are not kept
+    from plugins import batching
+
+    built: list[int] = []
+    make = batching._truncating_backend
+    monkeypatch.setattr(batching, "_truncating_backend",
+                        lambda *args: built.append(1) or make(*args))
+    small = Encodings(directory=tmp_path)
+    for _ in range(3):  # an attack's queries: a few inputs each, many calls
+        small.encode(tokenizer, pairs, 64)
+    assert not list(tmp_path.iterdir())  # not kept
+    assert len(built) == 1  # the tokenizer's truncating copy is made once, not per call
     first, second = (Encodings(directory=tmp_path, min_inputs=1),
                      Encodings(directory=tmp_path, min_inputs=1))
     written = first.encode(tokenizer, pairs, 64)
