@@ -9,10 +9,8 @@ encoding of its inputs (tests/test_engine_properties.py).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import zipfile
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Sequence
@@ -23,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from plugins.file_cache import mark_used, publish
 
 
 @dataclass(frozen=True)
@@ -176,28 +176,17 @@ class Encodings:
                 lengths = data["lengths"].astype(np.int64)
                 flat = {name.removeprefix("flat_"): data[name].astype(np.int32)
                         for name in data.files if name.startswith("flat_")}
-            os.utime(path)  # recently used: kept by _prune
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # evicted meanwhile, or unreadable: tokenize again
+        mark_used(path)
         self.loaded += 1
         return Encoded(lengths, np.cumsum(lengths) - lengths, flat)
 
     def _write(self, key: str, found: Encoded) -> None:
         path = self._path(key)
-        if path is None:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{key}.{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            np.savez(f, lengths=_compact(found.lengths),
-                     **{f"flat_{name}": _compact(a) for name, a in found.flat.items()})
-        tmp.replace(path)  # atomic: another worker never reads half a file
-        stamped = []
-        for other in path.parent.glob("*.npz"):
-            with contextlib.suppress(FileNotFoundError):  # another worker pruned it
-                stamped.append((other.stat().st_mtime, other))
-        for _, old in sorted(stamped)[:-self.keep_files]:
-            old.unlink(missing_ok=True)
+        if path is not None:
+            publish(path, lambda f: np.savez(f, lengths=_compact(found.lengths), **{
+                f"flat_{name}": _compact(a) for name, a in found.flat.items()}), self.keep_files)
 
 
 _FILE_FORMAT = 1  # layout of an Encodings file (part of its key)

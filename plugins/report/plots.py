@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Callable
 from importlib.metadata import version
@@ -22,6 +21,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from plugins.file_cache import mark_used, publish
 from plugins.report.layout import ordered_rows
 
 Record = dict[str, Any]
@@ -159,20 +159,10 @@ def write_plots(results: Record, out_dir: Path, cache_dir: Path | None = None) -
             cached = cache_dir / f"{figure_digest(kind, mine, run)}.png"
             if cached.is_file():
                 shutil.copyfile(cached, path)
-                os.utime(cached)  # recently used: kept by the pruning below
+                mark_used(cached)
             else:
                 draw(suite, mine, run, path)
-                _store(path, cached)
+                publish(cached, lambda f: f.write(path.read_bytes()), CACHE_KEEP)
             paths.append(path)
     return paths
 
-
-def _store(path: Path, cached: Path) -> None:
-    """Copy a drawn figure into the cache (atomically: concurrent runs may share it)."""
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_name(f"{cached.stem}.{os.getpid()}.tmp")
-    shutil.copyfile(path, partial)
-    partial.replace(cached)
-    figures = sorted(cached.parent.glob("*.png"), key=lambda p: p.stat().st_mtime)
-    for old in figures[:-CACHE_KEEP]:
-        old.unlink(missing_ok=True)
