@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -111,14 +112,18 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"nlp-gate: configuration error: {exc}"]
 
 
+BEHAVIORAL_SUITE = REPO_ROOT / "tests_behavioral"
+
+
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The paths this run collects from, resolved."""
+    return [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
+
+
 def runs_behavioral_suite(config: pytest.Config) -> bool:
     """Whether this run's paths include ``tests_behavioral`` (or a folder above it)."""
-    suite = REPO_ROOT / "tests_behavioral"
-    for arg in config.args:
-        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
-        if path == suite or suite in path.parents or path in suite.parents:
-            return True
-    return False
+    suite = BEHAVIORAL_SUITE
+    return any(p == suite or suite in p.parents or p in suite.parents for p in run_paths(config))
 
 
 def validate_at_start(config: pytest.Config, check: Callable[[], object]) -> None:
@@ -182,6 +187,7 @@ def nlp_models(nlp_gate: GateSession) -> Iterator[dict[str, Classifier]]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    drop_idle_hypothesis_plugin(config)
     gate = gate_session(config)
     gate.record_engine_stats()
     if hasattr(config, "workerinput"):  # xdist worker: hand records to the controller
@@ -202,6 +208,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config.stash[REPORTS_KEY] = write_reports(
         gate.options.results, alluredir=Path(alluredir) if alluredir else None,
         exitstatus=int(exitstatus), plot_cache=gate.options.cache_dir / "plots")
+
+
+def drop_idle_hypothesis_plugin(config: pytest.Config) -> None:
+    """Unregister hypothesis's pytest plugin before the terminal summary of a run that only
+    ran the behavioral suite.
+
+    That plugin imports all of hypothesis in its terminal summary (~0.85 s, in every xdist
+    worker and then in the controller) even when no test used it, as no behavioral item does:
+    a third of a run that answers every item from the prediction cache.  Runs of the
+    project's own tests (which use hypothesis) keep it.
+    """
+    suite, paths = BEHAVIORAL_SUITE, run_paths(config)
+    if (paths and all(p == suite or suite in p.parents for p in paths)
+            and "hypothesis" not in sys.modules):
+        config.pluginmanager.unregister(name="hypothesispytest")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,

