@@ -22,6 +22,8 @@ import sqlite3
 import time
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+# Not in typeshed nor json's documentation, but what json.dumps itself calls for a str
+# (the C encoder, since Python 2.6); tests/test_prediction_cache.py checks they agree.
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
