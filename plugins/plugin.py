@@ -120,10 +120,20 @@ def run_paths(config: pytest.Config) -> list[Path]:
     return [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
 
 
+def within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 def runs_behavioral_suite(config: pytest.Config) -> bool:
     """Whether this run's paths include ``tests_behavioral`` (or a folder above it)."""
-    suite = BEHAVIORAL_SUITE
-    return any(p == suite or suite in p.parents or p in suite.parents for p in run_paths(config))
+    return any(within(p, BEHAVIORAL_SUITE) or within(BEHAVIORAL_SUITE, p)
+               for p in run_paths(config))
+
+
+def runs_only_behavioral_suite(config: pytest.Config) -> bool:
+    """Whether every path of this run lies inside ``tests_behavioral``."""
+    paths = run_paths(config)
+    return bool(paths) and all(within(p, BEHAVIORAL_SUITE) for p in paths)
 
 
 def validate_at_start(config: pytest.Config, check: Callable[[], object]) -> None:
@@ -219,9 +229,7 @@ def drop_idle_hypothesis_plugin(config: pytest.Config) -> None:
     a third of a run that answers every item from the prediction cache.  Runs of the
     project's own tests (which use hypothesis) keep it.
     """
-    suite, paths = BEHAVIORAL_SUITE, run_paths(config)
-    if (paths and all(p == suite or suite in p.parents for p in paths)
-            and "hypothesis" not in sys.modules):
+    if runs_only_behavioral_suite(config) and "hypothesis" not in sys.modules:
         config.pluginmanager.unregister(name="hypothesispytest")
 
 
