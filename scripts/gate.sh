@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
-.venv/bin/python -m fixtures.zoo build || exit 1
+.venv/bin/python -m nlp_gate.zoo build || exit 1
 # WordNet/stopwords from Debian (apt-get install wordnet-base wordnet-sense-index
 # liblingua-stopwords-perl) for the offline TextAttack recipes; they skip, named, without it.
 .venv/bin/python scripts/fetch_attack_resources.py --from-debian || true

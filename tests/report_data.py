@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from plugins.report.layout import SEED_ROWS
+from nlp_gate.report.layout import SEED_ROWS
 
 SUITE_DATASETS = {"sentiment": ("rotten_tomatoes", "yelp_polarity", "sst2"),
                   "qqp": ("qqp", "mrpc")}
@@ -65,7 +65,7 @@ def fabricated_results(
                for j, m in enumerate(models)]
     attacks.append({"recipe": "bae", "dataset": "rte", "model": models[0],
                     "model_id": f"zoo:rte/{models[0]}", "substitutes": [], "status": "skipped",
-                    "reason": "needs hub model bert-base-uncased (python -m plugins.attacks.fetch)",
+                    "reason": "needs hub model bert-base-uncased (python -m nlp_gate.kinds.attacks.fetch)",
                     "attack_success_rate": None, "accuracy_under_attack": None,
                     "avg_perturbed_word_pct": None, "avg_queries": None, "passed": None})
     accuracy = [{"dataset": d["dataset"], "model": d["model"], "accuracy": 80.0 + i,

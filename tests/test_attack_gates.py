@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.attacks.gates import AttackGates, AttackKey
-from plugins.thresholds import ThresholdsError
+from nlp_gate.kinds.attacks.gates import AttackGates, AttackKey
+from nlp_gate.config.thresholds import ThresholdsError
 
 NAMES = (["textfooler", "iga", "iga-offline"], ["rte"], ["bert", "albert"])
 KEY = AttackKey("iga", "rte", "albert")

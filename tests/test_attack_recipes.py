@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.profiles import load_profile
-from plugins.attacks.cases import attack_cases
-from plugins.attacks.recipes import (
+from nlp_gate.config.profiles import load_profile
+from nlp_gate.kinds.attacks.cases import attack_cases
+from nlp_gate.kinds.attacks.recipes import (
     NEEDS,
     NOT_APPLICABLE,
     OFFLINE_SUFFIX,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from plugins.attacks import fetch
-from plugins.attacks import resources as r
-from plugins.attacks.recipes import registry
-from plugins.attacks.resources import Bundle
+from nlp_gate.kinds.attacks import fetch
+from nlp_gate.kinds.attacks import resources as r
+from nlp_gate.kinds.attacks.recipes import registry
+from nlp_gate.kinds.attacks.resources import Bundle
 
 
 def test_textattack_file_is_found_only_in_the_bundle_cache(tmp_path: Path) -> None:

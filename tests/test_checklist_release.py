@@ -24,8 +24,8 @@ from checklist.test_types import DIR, INV, MFT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fixtures import checklist_release as cr
-from fixtures.checklist_release import expectations, source, unpickler
+from nlp_gate import suites as cr
+from nlp_gate.suites import expectations, source, unpickler
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SEARCH_DIRS = cr.default_search_dirs(REPO_ROOT)
@@ -113,7 +113,7 @@ def test_every_expectation_rebuilt_from_checklist(suites: dict[str, ChecklistSui
     for test in suites[name].tests.values():
         for code in _live_codes(test.expect):
             # Only installed checklist code or ours: nothing compiled from the pickle.
-            assert code.co_filename.endswith(("checklist/expect.py", "checklist_release/expectations.py"))
+            assert code.co_filename.endswith(("checklist/expect.py", "nlp_gate/suites/expectations.py"))
 
 
 def _live_codes(fn: Any) -> list[types.CodeType]:

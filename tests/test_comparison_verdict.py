@@ -1,14 +1,14 @@
-"""plugins.comparison: pairing CheckList outcomes by test case, and the gate's verdicts."""
+"""nlp_gate.kinds.comparison: pairing CheckList outcomes by test case, and the gate's verdicts."""
 
 from __future__ import annotations
 
 import pytest
 
-from fixtures.profiles import load_profile
-from plugins.checklist_run import Outcome
-from plugins.comparison import ComparisonCase, ComparisonConfig, judge, pair_outcomes
-from plugins.stats import PairedCounts
-from plugins.suites import TestInfo as Info  # "Test*" names would be collected
+from nlp_gate.config.profiles import load_profile
+from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.kinds.comparison import ComparisonCase, ComparisonConfig, judge, pair_outcomes
+from nlp_gate.stats import PairedCounts
+from nlp_gate.suites.catalog import TestInfo as Info  # "Test*" names would be collected
 
 PROFILE = load_profile("tiny")
 CASE = ComparisonCase(0, Info("sentiment", "Typos", "Robustness", "inv", 500, ""),

@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fixtures import checklist_release
-from fixtures.profiles import load_profile
-from fixtures.zoo import default_zoo_root, ensure_zoo
-from plugins.checklist_run import examples_of, predict_fn, run_test
-from plugins.prediction_cache import input_key
-from plugins.batching import Encodings, encode, padded_batches
-from plugins.predictor import Classifier, LoadOptions, load_classifier, zoo_location
+from nlp_gate import suites as checklist_release
+from nlp_gate.config.profiles import load_profile
+from nlp_gate.zoo import default_zoo_root, ensure_zoo
+from nlp_gate.kinds.checklist.run import examples_of, predict_fn, run_test
+from nlp_gate.engine.prediction_cache import input_key
+from nlp_gate.engine.batching import Encodings, encode, padded_batches
+from nlp_gate.engine.predictor import Classifier, LoadOptions, load_classifier, zoo_location
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE, SEED = 30, 1
@@ -173,7 +173,7 @@ def test_workers_share_encodings_through_their_directory(
         zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert")))
     pairs: list[Any] = [("how do i learn python?", "what is the best way to learn python?"),
                         ("is it raining", "will it rain today in paris, france?")] * 3
-    from plugins import batching
+    from nlp_gate.engine import batching
 
     built: list[int] = []
     make = batching._truncating_backend
@@ -210,7 +210,7 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
     """ALBERT's gelu_new runs as transformers' fused gelu_pytorch_tanh (FUSED_ACTIVATIONS):
     the same probabilities to float32 rounding, and a fingerprint of its own so that cached
     predictions of one never answer for the other."""
-    from plugins import predictor
+    from nlp_gate.engine import predictor
 
     spec = MODELS["sentiment"]
     location = zoo_location(default_zoo_root(), spec)
@@ -235,11 +235,11 @@ def test_pruned_last_layer_predicts_what_the_whole_model_does(
     suite: str, suites: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """BERT and ALBERT compute their last layer after self-attention at position 0 only
-    (plugins/pruning.py): the probabilities of the whole model, padded batches included,
+    (nlp_gate/engine/pruning.py): the probabilities of the whole model, padded batches included,
     and a fingerprint of their own."""
     import torch
 
-    from plugins import pruning
+    from nlp_gate.engine import pruning
 
     spec = MODELS[suite]
     location = zoo_location(default_zoo_root(), spec)

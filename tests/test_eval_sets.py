@@ -1,4 +1,4 @@
-"""plugins.eval_sets: the Table 1 splits, the offline layout, and messages for missing data."""
+"""nlp_gate.eval_sets: the Table 1 splits, the offline layout, and messages for missing data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.profiles import load_profile
-from plugins.eval_sets import (
+from nlp_gate.config.profiles import load_profile
+from nlp_gate.eval_sets import (
     HUB_SPLITS,
     MAX_EXAMPLES,
     EvalDataMissing,
@@ -83,7 +83,7 @@ def test_missing_file_names_the_file_and_how_to_provide_it(tmp_path: Path) -> No
         load_eval_set(PAPER.get("rte", "bert"), tmp_path, tmp_path)
     message = str(err.value)
     assert str(tmp_path / "rte" / "validation.jsonl") in message
-    assert "python -m plugins.eval_sets DATA" in message and "--nlp-data-dir" in message
+    assert "python -m nlp_gate.eval_sets DATA" in message and "--nlp-data-dir" in message
 
 
 def test_unreachable_hub_names_dataset_split_and_the_offline_layout(

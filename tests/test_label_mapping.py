@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.profiles import load_profile
-from plugins.checklist_run import binary_to_three_class
-from plugins.predictor import ModelLoadError, check_classifier
+from nlp_gate.config.profiles import load_profile
+from nlp_gate.kinds.checklist.run import binary_to_three_class
+from nlp_gate.engine.predictor import ModelLoadError, check_classifier
 
 SPEC = load_profile("paper").get("sst2", "bert")
 CLASSIFIER = {"architectures": ["BertForSequenceClassification"],

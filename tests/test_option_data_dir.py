@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from plugins.plugin import REPO_ROOT
+from nlp_gate.plugin import REPO_ROOT
 from tests.conftest import RunGate
 
 ZOO = REPO_ROOT / ".cache" / "zoo"
@@ -32,7 +32,7 @@ def test_tiny_profile_measures_table1_on_the_zoo_heldout_sets(run_gate: RunGate,
 
 
 def test_data_dir_replaces_the_evaluation_set(run_gate: RunGate, tmp_path: Path) -> None:
-    from fixtures.zoo import ensure_zoo
+    from nlp_gate.zoo import ensure_zoo
 
     ensure_zoo(ZOO)
     rows = [json.loads(line) for line in (ZOO / "sst2" / "heldout.jsonl").open()][:50]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fixtures.profiles import DEFAULT_MODELS_FILE
-from plugins.plugin import REPO_ROOT
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
+REPO_ROOT = Path(__file__).resolve().parents[1]
 from tests.conftest import RunGate
 
 ZOO = REPO_ROOT / ".cache" / "zoo"
@@ -19,7 +19,7 @@ ARGS = ("-m", "fairness", "--nlp-sample", "10")
 
 @pytest.fixture(scope="module")
 def zoo() -> Path:
-    from fixtures.zoo import ensure_zoo
+    from nlp_gate.zoo import ensure_zoo
 
     ensure_zoo(ZOO)
     return ZOO

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from plugins.plugin import REPO_ROOT
+REPO_ROOT = Path(__file__).resolve().parents[1]
 from tests.conftest import GateRun, RunGate
 
 ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "20")

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fixtures.profiles import ModelSpec, load_profile
-from fixtures.zoo import default_zoo_root, ensure_zoo
-from plugins.prediction_cache import PredictionCache, input_key
-from plugins.predictor import (Classifier, LoadOptions, ModelInput, load_classifier,
+from nlp_gate.config.profiles import ModelSpec, load_profile
+from nlp_gate.zoo import default_zoo_root, ensure_zoo
+from nlp_gate.engine.prediction_cache import PredictionCache, input_key
+from nlp_gate.engine.predictor import (Classifier, LoadOptions, ModelInput, load_classifier,
                                zoo_location)
 
 if TYPE_CHECKING:
@@ -355,7 +355,7 @@ def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
 
 def test_harness_digest_changes_with_the_harness_code(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from plugins import checklist_run
+    from nlp_gate.kinds.checklist import run as checklist_run
 
     before = checklist_run.harness_digest()
     copy = tmp_path / "checklist_run.py"

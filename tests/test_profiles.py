@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fixtures.profiles import ProfileError, load_profile
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ProfileError, load_profile
 
 SEED_DATASETS = ["rotten_tomatoes", "yelp_polarity", "sst2", "qqp", "mrpc", "rte"]
 
@@ -59,7 +59,7 @@ def test_unknown_profile_lists_the_valid_ones() -> None:
 
 
 def test_mrpc_aliases_are_accepted_as_paraphrase_classes(tmp_path: Path) -> None:
-    doc = yaml.safe_load(Path("fixtures/models.yaml").read_text())
+    doc = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())
     doc["profiles"]["tiny"]["datasets"]["mrpc"]["models"]["bert"]["labels"] = [
         "not_equivalent", "equivalent"]
     path = tmp_path / "m.yaml"

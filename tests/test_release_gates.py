@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from plugins.accuracy import AccuracyGates
-from plugins.comparison import ComparisonConfig, parse_config
-from plugins.thresholds import ThresholdsError
+from nlp_gate.kinds.accuracy import AccuracyGates
+from nlp_gate.kinds.comparison import ComparisonConfig, parse_config
+from nlp_gate.config.thresholds import ThresholdsError
 
 DATASETS = {"sst2", "rte"}
 MODELS = {"bert", "albert"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from plugins.report import write_reports
+from nlp_gate.report import write_reports
 from tests.report_data import fabricated_results
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Reviewer tables (plugins/report): the seed's row order, bold-lower, missing cells, custom
+"""Reviewer tables (nlp_gate.report): the seed's row order, bold-lower, missing cells, custom
 model names, and Markdown / CSV / HTML saying the same thing.  Integration tests run the real
 gate: on a user's models file with and without xdist (tables and plots byte for byte equal),
 and on the default profile (every test a row, 6 and 4 fail-rate columns)."""
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from plugins.report import write_reports
-from plugins.report.allure import CATEGORIES, environment
-from plugins.report.layout import SEED_ROWS
-from plugins.report.render import to_csv, to_html, to_markdown
-from plugins.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
-from plugins.report.verdict import verdict
+from nlp_gate.report import write_reports
+from nlp_gate.report.allure import CATEGORIES, environment
+from nlp_gate.report.layout import SEED_ROWS
+from nlp_gate.report.render import to_csv, to_html, to_markdown
+from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
+from nlp_gate.report.verdict import verdict
 from tests.conftest import RunGate
 from tests.report_data import ALL_FILTERED, EXTRA_TESTS, fabricated_results
 from tests.report_data import NOT_RUN as NOT_RUN_KEY
@@ -277,7 +277,7 @@ def test_a_later_run_without_qqp_leaves_no_stale_table3(tmp_path: Path) -> None:
 
 def test_unchanged_figures_are_copied_from_the_plot_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from plugins.report import plots
+    from nlp_gate.report import plots
 
     results = fabricated_results()
     results_path = tmp_path / "results.json"

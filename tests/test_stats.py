@@ -1,4 +1,4 @@
-"""plugins.stats: interval, paired test and FDR properties, and exact values from the literature."""
+"""nlp_gate.stats: interval, paired test and FDR properties, and exact values from the literature."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binom, binomtest, false_discovery_control
 
-from plugins.stats import (
+from nlp_gate.stats import (
     PairedCounts,
     benjamini_hochberg,
     mcnemar_exact,

@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from plugins.thresholds import GateKey, ThresholdsError, Universe, load_thresholds
+from nlp_gate.config.thresholds import ThresholdsError, load_thresholds
+from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
+
+SECTIONS = ("checklist", "accuracy", "comparison", "attacks")
 
 UNIVERSE = Universe(
     tests={"sentiment": {"Typos": "Robustness", "Race": "Fairness"},
@@ -17,10 +20,11 @@ UNIVERSE = Universe(
 )
 
 
-def _load(tmp_path: Path, checklist: dict, profile: str = "tiny"):
+def _load(tmp_path: Path, checklist: dict, profile: str = "tiny") -> ChecklistGates:
     path = tmp_path / "thresholds.yaml"
     path.write_text(yaml.safe_dump({"profiles": {"tiny": {"checklist": checklist}}}))
-    return load_thresholds(path, profile)
+    thresholds = load_thresholds(path, profile, SECTIONS)
+    return ChecklistGates(thresholds.section("checklist"), thresholds.where)
 
 
 def key(test: str = "Typos", suite: str = "sentiment", capability: str = "Robustness",
@@ -78,8 +82,8 @@ def test_profile_without_gates_is_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("profile", ["tiny", "paper"])
 def test_shipped_thresholds_parse_for_both_profiles(profile: str) -> None:
-    t = load_thresholds(Path("thresholds.yaml"), profile)
-    assert t.gate(key()) is not None
+    t = load_thresholds(Path("thresholds.yaml"), profile, SECTIONS)
+    assert ChecklistGates(t.section("checklist"), t.where).gate(key()) is not None
 
 
 @pytest.mark.parametrize("digest", ["62caef20380238", 1234, "not-hex!", "62ca"])
@@ -88,11 +92,17 @@ def test_calibrated_on_takes_leading_hex_digits_of_the_weights(tmp_path: Path,
     path = tmp_path / "thresholds.yaml"
     path.write_text(yaml.safe_dump({"profiles": {"tiny": {
         "checklist": {"default": 5}, "calibrated_on": {"sst2/bert": digest}}}}))
-    t = load_thresholds(path, "tiny")
     if digest == "62caef20380238":
-        t.validate(UNIVERSE)
-        assert t.calibrated_on == {"sst2/bert": digest}
+        assert load_thresholds(path, "tiny", SECTIONS).calibrated_on == {"sst2/bert": digest}
     else:
         with pytest.raises(ThresholdsError, match="calibrated_on 'sst2/bert': expected the "
                                                    "leading hex digits"):
-            t.validate(UNIVERSE)
+            load_thresholds(path, "tiny", SECTIONS)
+
+
+def test_unknown_section_names_the_valid_ones(tmp_path: Path) -> None:
+    path = tmp_path / "thresholds.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"tiny": {"checklits": {"default": 5}}}}))
+    with pytest.raises(ThresholdsError, match=r"unknown section\(s\) \['checklits'\].*valid: "
+                                              "checklist, accuracy, comparison, attacks"):
+        load_thresholds(path, "tiny", SECTIONS)

@@ -1,4 +1,4 @@
-"""Tests for the offline model zoo (``fixtures/zoo``).
+"""Tests for the offline model zoo (``nlp_gate.zoo``).
 
 Building the real zoo takes minutes, so these tests build reduced zoos into
 temporary directories: a one-dataset zoo with a shortened recipe for the
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from fixtures.zoo import (
+from nlp_gate.zoo import (
     ALL_DATASETS,
     DATASETS,
     DEFAULT_RECIPE,
@@ -40,9 +40,9 @@ from fixtures.zoo import (
     read_jsonl,
     recipe_hash,
 )
-from fixtures.zoo import build as zoo_build
-from fixtures.zoo import recipe as zoo_recipe
-from fixtures.zoo.train import accuracy, deterministic_torch
+from nlp_gate.zoo import build as zoo_build
+from nlp_gate.zoo import recipe as zoo_recipe
+from nlp_gate.zoo.train import accuracy, deterministic_torch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +112,7 @@ def test_datasets_differ_in_style() -> None:
 
 
 def test_example_jsonl_round_trip(tmp_path: Path) -> None:
-    from fixtures.zoo.data import write_jsonl
+    from nlp_gate.zoo.data import write_jsonl
 
     examples = [Example("good film", 1), Example(("a?", "b?"), 0)]
     write_jsonl(examples, tmp_path / "x.jsonl")
@@ -200,7 +200,7 @@ def test_cached_default_zoo_meets_accuracy_floor() -> None:
     """Checks the real zoo when a previous run built it (never builds it here)."""
     root = default_zoo_root()
     if not is_current(root):
-        pytest.skip(f"default zoo not built/current at {root}; run `python -m fixtures.zoo build`")
+        pytest.skip(f"default zoo not built/current at {root}; run `python -m nlp_gate.zoo build`")
     card = read_card(root)
     assert card is not None
     assert {(m.dataset, m.family) for m in card.models} == {(d, f) for d in ALL_DATASETS for f in FAMILIES}
@@ -240,7 +240,7 @@ def test_unchanged_recipe_reuses_and_changed_recipe_rebuilds(tmp_path: Path, mon
     changed = ensure_zoo(root, micro_recipe(learning_rate=5e-4))  # hyperparameter change
     assert len(builds) == 2 and changed.recipe_hash != first.recipe_hash
 
-    # A source edit (any fixtures/zoo/*.py) changes the hash too.
+    # A source edit (any nlp_gate/zoo/*.py) changes the hash too.
     monkeypatch.setattr(zoo_recipe, "source_digest", lambda *a: "edited")
     ensure_zoo(root, micro_recipe(learning_rate=5e-4))
     assert len(builds) == 3
@@ -265,7 +265,7 @@ def test_build_is_bitwise_reproducible(tmp_path: Path) -> None:
 _ENSURE_SCRIPT = """
 import dataclasses, json, os, sys
 from pathlib import Path
-from fixtures.zoo import DEFAULT_RECIPE, ensure_zoo
+from nlp_gate.zoo import DEFAULT_RECIPE, ensure_zoo
 over = json.loads(sys.argv[2])
 over["datasets"] = tuple(over["datasets"])
 card = ensure_zoo(Path(sys.argv[1]), dataclasses.replace(DEFAULT_RECIPE, **over))
@@ -293,7 +293,7 @@ def test_concurrent_ensure_zoo_builds_once(tmp_path: Path) -> None:
 
 def test_cli_prints_accuracy_table(small_zoo: tuple[Path, ZooCard], monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from fixtures.zoo import __main__ as cli
+    from nlp_gate.zoo import __main__ as cli
 
     root, card = small_zoo
     monkeypatch.setattr(cli, "ensure_zoo", lambda *a, **k: card)

@@ -1,0 +1,108 @@
+"""``thresholds.yaml``: read once per run into its per-profile sections.
+
+Schema::
+
+    profiles:
+      <profile>:
+        <section>: ...          # one per item kind: checklist, accuracy, comparison, attacks
+        calibrated_on: {...}    # zoo model path -> leading hex digits of its weights' sha256
+
+Each item kind parses and validates its own section (``ItemKind.parse_gates``) with the
+helpers below, so every section reports unknown names and bad percentages the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nlp_gate.config import ConfigurationError
+
+CALIBRATED_ON = "calibrated_on"
+
+
+class ThresholdsError(ConfigurationError):
+    """An invalid thresholds file; the message lists the valid names."""
+
+
+class Thresholds:
+    """One profile's sections of a thresholds file."""
+
+    def __init__(self, path: Path, profile: str, sections: Mapping[str, Any]) -> None:
+        self.path = path
+        self.profile = profile
+        self._sections = sections
+
+    @property
+    def where(self) -> str:
+        """How messages name this file and profile."""
+        return f"{self.path} (profile {self.profile!r})"
+
+    @property
+    def calibrated_on(self) -> Mapping[str, str]:
+        """Zoo model path -> leading hex digits of the weights the gates were calibrated on."""
+        return self._sections.get(CALIBRATED_ON) or {}
+
+    def section(self, name: str) -> Mapping[str, Any]:
+        """The raw body of a section (``{}`` when absent), for the item kind that owns it."""
+        return self._sections.get(name) or {}
+
+
+def load_thresholds(path: Path, profile: str, sections: Iterable[str]) -> Thresholds:
+    """Read ``path``'s gates for ``profile``; ``sections``: the item kinds' section names."""
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise ThresholdsError(f"thresholds file not found: {path}") from None
+    profiles = raw.get("profiles") or {}
+    if profile not in profiles:
+        raise ThresholdsError(
+            f"{path} has no gates for profile {profile!r}; profiles with gates: "
+            f"{', '.join(profiles) or 'none'}. Add a 'profiles: {profile}:' section."
+        )
+    body = profiles[profile] or {}
+    valid = [*sections, CALIBRATED_ON]
+    unknown = set(body) - set(valid)
+    if unknown:
+        raise ThresholdsError(f"{path}: unknown section(s) {sorted(unknown)} in profile "
+                              f"{profile!r}; valid: {', '.join(valid)}")
+    thresholds = Thresholds(path, profile, body)
+    raise_problems(thresholds.where, [
+        # Not checked against the profile's models: a models file may use a subset of the zoo.
+        f"calibrated_on {name!r}: expected the leading hex digits (8 or more) of zoo.json's "
+        f"weights_sha256, got {digest!r}"
+        for name, digest in thresholds.calibrated_on.items()
+        if not (isinstance(digest, str) and len(digest) >= 8
+                and all(c in "0123456789abcdef" for c in digest))])
+    return thresholds
+
+
+# -- helpers every section's parser uses ----------------------------------------------------
+def is_percent(value: Any) -> bool:
+    """A number in [0, 100] (percent or percentage points); booleans are not numbers here."""
+    return is_number(value) and 0 <= value <= 100
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def percent_problems(what: str, values: Iterable[Any], unit: str = "a percentage") -> list[str]:
+    """One message per value that is not in [0, 100] (``None``: not given, fine)."""
+    return [f"{what} must be {unit} in [0, 100], got {v!r}"
+            for v in values if v is not None and not is_percent(v)]
+
+
+def unknown_names(what: str, given: Iterable[Any], valid: Iterable[str]) -> list[str]:
+    valid = set(valid)
+    return [f"unknown {what} {name!r}; valid: {', '.join(sorted(valid))}"
+            for name in given if name not in valid]
+
+
+def raise_problems(where: str, problems: list[str]) -> None:
+    """Report every problem of a section at once, or nothing."""
+    if problems:
+        raise ThresholdsError(f"{where}:\n  " + "\n  ".join(problems))

@@ -1,0 +1,341 @@
+"""Model loading and prediction: one ``Classifier`` per model, loaded once per worker.
+
+Loading refuses, before any test runs, the two mistakes the seed study made silently:
+a checkpoint whose classifier head is newly initialised (a fill-mask checkpoint loaded as a
+classifier) and a label mapping guessed from label names.  The mapping from output index to
+task class always comes from the models file (``ModelSpec.labels``).  (A model whose exact
+files an earlier run already loaded and validated, as its fingerprint in the prediction cache
+shows, loads its weights only when a forward pass is needed.)
+
+torch and transformers are imported inside functions so that collecting the suite stays fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.engine.batching import Encodings, padded_batches
+from nlp_gate.engine.prediction_cache import PredictionCache, fingerprint, input_key
+from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
+
+if TYPE_CHECKING:
+    import torch
+
+# One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
+ModelInput = Union[str, tuple[str, str]]
+
+_GENERIC_LABEL = re.compile(r"^LABEL_\d+$")
+
+# Activations computed by transformers' own fused PyTorch kernel instead of a chain of
+# elementwise tensor ops.  transformers documents ``gelu_pytorch_tanh`` as equivalent to
+# ``gelu_new`` (the tanh approximation ALBERT and others use), "not an exact numerical match
+# due to rounding errors": probabilities agree to float32 rounding (3e-7 on the zoo), while
+# ``gelu_new``'s seven tensor ops were the largest single cost of an ALBERT pass on a CPU.
+FUSED_ACTIVATIONS = {"gelu_new": "gelu_pytorch_tanh"}
+
+
+class ModelLoadError(RuntimeError):
+    """A model that must not be tested; the message says what is wrong and how to fix it."""
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    device: str = "auto"  # auto | cpu | cuda | cuda:N
+    dtype: str = "float32"  # float32 | float16 | bfloat16 (the latter two on GPU only)
+    # 128: fastest of 64/128/256 for the zoo's full suites on 2 CPU cores (README,
+    # Performance); inputs are length-sorted, so a larger batch adds no padding.
+    batch_size: int = 128
+    max_length: int = 128
+    cache: Path | None = None  # persistent prediction cache file; None disables it
+    cache_max_mb: int = 2048
+
+
+def cpu_threads() -> int:
+    """Intra-op threads per process: the cores shared out among xdist workers.
+
+    More OpenMP threads than cores makes tiny models tens of times slower (spin-waiting
+    threads of two workers fight over the same cores), so never oversubscribe.
+    """
+    return max(1, (os.cpu_count() or 1) // worker_count())
+
+
+def worker_count() -> int:
+    """Number of xdist workers of this run (1 without xdist)."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+
+
+def resolve_device(option: str, worker_index: int = 0) -> str:
+    """'auto' = CUDA when present, one GPU per xdist worker (round robin), else CPU."""
+    if option != "auto":
+        return option
+    if "+cpu" in version("torch"):
+        return "cpu"  # a CPU-only build sees no GPU; not importing it saves ~3 s per worker
+    import torch
+
+    if torch.cuda.is_available():
+        return f"cuda:{worker_index % torch.cuda.device_count()}"
+    return "cpu"
+
+
+def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
+                    worker_index: int = 0, encodings: Encodings | None = None) -> Classifier:
+    """``spec``'s engine over ``location`` (hub id or directory), validated as a classifier.
+
+    The config is checked at once.  The weights and tokenizer load now too, so an untrained
+    head is refused before any test runs, unless the prediction cache already holds this
+    fingerprint: an earlier run loaded and validated exactly these files (the fingerprint
+    hashes them), and a re-run answered from the cache then never loads the model.
+    """
+    where = f"{spec.key} ({spec.source}{'@' + spec.revision if spec.revision else ''})"
+    try:
+        config, commit = _checkpoint_config(location, spec.revision)
+    except OSError as exc:
+        raise _unreachable(where, spec, exc) from exc
+    check_classifier(where, spec, config, missing_keys=())
+    overrides = fused_activation(config)
+    pruning = pruning_rule(config)
+    device = resolve_device(options.device, worker_index)
+    if options.dtype != "float32" and not device.startswith("cuda"):
+        raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
+    fp = fingerprint({
+        "source": spec.source, "revision": spec.revision,
+        "commit": commit, "labels": spec.labels,
+        "dtype": options.dtype, "max_length": options.max_length,
+        "device": device.split(":")[0], "torch": version("torch"),
+        "transformers": version("transformers"),
+        **({"config_overrides": overrides} if overrides else {}),
+        **({"pruning": pruning} if pruning else {}),
+    }, _local_files(location))
+    cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
+
+    def load() -> tuple[Any, Any]:
+        return _load_weights(where, spec, location, device, overrides, pruning)
+
+    classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
+                            encodings=encodings)
+    if cache is None or not cache.knows(fp):
+        classifier.load()
+    return classifier
+
+
+def _checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, Any], str | None]:
+    """The checkpoint's config and its hub commit (None for a local directory).
+
+    A local config.json that names its labels is read as plain JSON: its architectures and
+    id2label are all the checks need, and a re-run answered from the prediction cache then
+    imports neither torch nor transformers (about 3 s per xdist worker).
+    """
+    path = Path(location) / "config.json"
+    if path.is_file():
+        raw: dict[str, Any] = json.loads(path.read_text())
+        if raw.get("id2label"):
+            return raw, None
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(location, revision=revision)
+    return config.to_dict(), getattr(config, "_commit_hash", None)
+
+
+def fused_activation(config: dict[str, Any]) -> dict[str, str]:
+    """Config overrides that swap the checkpoint's activation for its fused equivalent
+    (``FUSED_ACTIVATIONS``); part of the model fingerprint."""
+    fused = FUSED_ACTIVATIONS.get(str(config.get("hidden_act")))
+    return {"hidden_act": fused} if fused else {}
+
+
+def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
+                  overrides: dict[str, Any], pruning: str | None) -> tuple[Any, Any]:
+    """The model (on ``device``, in eval mode, ``overrides`` applied to its config, its last
+    layer pruned by the ``pruning`` rule) and tokenizer; refuses an untrained head."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision)
+        model, info = AutoModelForSequenceClassification.from_pretrained(
+            location, revision=spec.revision, output_loading_info=True, **overrides
+        )
+    except OSError as exc:
+        raise _unreachable(where, spec, exc) from exc
+    check_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
+    if tokenizer.pad_token_id is None:
+        raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
+                             "inference needs (set pad_token in the checkpoint's tokenizer)")
+    model.to(device=device).eval()
+    if pruning:
+        prune_last_layer(model, pruning)
+    if device == "cpu":
+        torch.set_num_threads(cpu_threads())
+    return model, tokenizer
+
+
+def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
+    return ModelLoadError(
+        f"cannot load {where}: {exc}\n"
+        "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
+        "give this machine hub access once (`huggingface-cli download "
+        f"{spec.source}`), point the models file at a local directory, or run the "
+        "embedded offline zoo with `--nlp-profile tiny`."
+    )
+
+
+def _local_files(location: str) -> list[Path]:
+    """Weights and tokenizer files of a local checkpoint (hub ones are pinned by commit)."""
+    path = Path(location)
+    return [p for p in path.iterdir() if p.is_file()] if path.is_dir() else []
+
+
+def check_classifier(where: str, spec: ModelSpec, config: dict[str, Any],
+                     missing_keys: Sequence[str]) -> None:
+    """Refuse an untrained head or a label mapping that disagrees with the checkpoint."""
+    architectures = config.get("architectures") or []
+    if architectures and not any(a.endswith("ForSequenceClassification") for a in architectures):
+        raise ModelLoadError(
+            f"{where} is a {'/'.join(architectures)} checkpoint, not a sequence classifier: "
+            "its classifier head would be randomly initialised. Use a fine-tuned "
+            "*ForSequenceClassification checkpoint (e.g. the hyphenated textattack repos)."
+        )
+    if missing_keys:
+        raise ModelLoadError(
+            f"{where}: classifier weights missing from the checkpoint and newly initialised: "
+            f"{', '.join(sorted(missing_keys)[:8])}. Its predictions would be random; "
+            "refusing to test it."
+        )
+    num_labels = len(config.get("id2label") or {}) or config.get("num_labels")
+    if num_labels != len(spec.labels):
+        raise ModelLoadError(
+            f"{where} has {num_labels} outputs but the models file maps {len(spec.labels)} "
+            f"labels {list(spec.labels)} for task {spec.task.name!r}"
+        )
+    id2label = {int(k): str(v) for k, v in (config.get("id2label") or {}).items()}
+    for index, name in sorted(id2label.items()):
+        if _GENERIC_LABEL.match(name):
+            continue  # LABEL_0 / LABEL_1 carry no meaning: the models file decides
+        if spec.task.canonical(name.lower()) != spec.labels[index]:
+            raise ModelLoadError(
+                f"{where}: output {index} is named {name!r} in the checkpoint but the models "
+                f"file maps it to {spec.labels[index]!r}; fix 'labels' in the models file"
+            )
+
+
+class Classifier:
+    """The prediction engine of one model: every consumer (CheckList items, comparisons,
+    attacks) asks it, so each unique input costs at most one forward pass per run, and none
+    when the persistent cache already holds it for this model fingerprint.
+
+    Inference is batched, length-sorted, under ``inference_mode`` (and autocast for
+    fp16/bf16 on GPU); probabilities come back in task class order.
+    """
+
+    def __init__(self, spec: ModelSpec, model: Any, tokenizer: Any, device: str,
+                 options: LoadOptions, fingerprint: str = "",
+                 cache: PredictionCache | None = None,
+                 loader: Callable[[], tuple[Any, Any]] | None = None,
+                 encodings: Encodings | None = None) -> None:
+        self.spec = spec
+        self.device = device
+        self.options = options
+        self.fingerprint = fingerprint
+        self.cache = cache
+        self.forward_count = 0  # inputs that went through the model
+        self.cache_hits = 0  # inputs answered by the persistent cache
+        self._model, self._tokenizer = model, tokenizer
+        self._loader = loader  # loads (model, tokenizer) when they are None
+        self.encodings = encodings  # tokenizations shared with this process's other models
+        self._order = spec.class_index()
+        self._memo: dict[Hashable, np.ndarray] = {}
+
+    def load(self) -> None:
+        """Load the weights and tokenizer, if not done yet (validating the checkpoint)."""
+        if self._model is None and self._loader is not None:
+            self._model, self._tokenizer = self._loader()
+
+    @property
+    def model(self) -> Any:
+        self.load()
+        return self._model
+
+    @property
+    def tokenizer(self) -> Any:
+        self.load()
+        return self._tokenizer
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def unique_inputs(self) -> int:
+        return len(self._memo)
+
+    def predict_proba(self, inputs: Sequence[ModelInput]) -> np.ndarray:
+        keys = [_key(x) for x in inputs]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        cached: dict[str, np.ndarray] = {}
+        keyed: dict[Hashable, str] = {}  # the cache's key of each input, made once
+        if todo and self.cache is not None:
+            keyed = {k: input_key(k) for k in todo}
+            cached = self.cache.get(self.fingerprint, list(keyed.values()), len(self._order))
+            for k, text in keyed.items():
+                if text in cached:
+                    self._memo[k] = cached[text]
+            self.cache_hits += len(cached)
+            todo = [k for k in todo if k not in self._memo]
+        if todo:
+            rows = self._forward(todo)
+            for k, row in zip(todo, rows):
+                self._memo[k] = row
+            if self.cache is not None:
+                self.cache.put(self.fingerprint, self.spec.source,
+                               [(keyed[k], row) for k, row in zip(todo, rows)])
+        elif cached and self.cache is not None:
+            self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
+        if not keys:
+            return np.zeros((0, len(self._order)), dtype=np.float32)
+        return np.stack([self._memo[k] for k in keys])
+
+    def _forward(self, inputs: list[Hashable]) -> np.ndarray:
+        import torch
+
+        out = np.empty((len(inputs), len(self._order)), dtype=np.float32)
+        autocast = (contextlib.nullcontext() if self.options.dtype == "float32" else
+                    torch.autocast(device_type="cuda", dtype=getattr(torch, self.options.dtype)))
+        # Never longer than the model's position table (the tiny zoo's models have 64).
+        max_length = min(self.options.max_length, getattr(
+            self.model.config, "max_position_embeddings", None) or self.options.max_length)
+        tokenizer = self.tokenizer
+        encoded = (self.encodings.encode(tokenizer, inputs, max_length)
+                   if self.encodings is not None else None)
+        with torch.inference_mode(), autocast:
+            for idx, features in padded_batches(tokenizer, inputs, max_length,
+                                                self.options.batch_size, encoded):
+                enc = {k: torch.from_numpy(v).to(self.device) for k, v in features.items()}
+                logits = self.model(**enc).logits.float()
+                out[idx] = torch.softmax(logits, dim=-1)[:, self._order].cpu().numpy()
+        self.forward_count += len(inputs)
+        return out
+
+
+def _key(x: Any) -> Hashable:
+    # CheckList stores pairs as lists or tuples; both must hit the same memo entry.
+    return tuple(x) if isinstance(x, (list, tuple)) else x
+
+
+def worker_index() -> int:
+    """0 for a plain run, N for xdist worker gwN (used to spread workers over GPUs)."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+
+
+def zoo_location(zoo_root: Path, spec: ModelSpec) -> str:
+    return str(zoo_root / spec.source.removeprefix("zoo:"))

@@ -1,0 +1,17 @@
+"""Item kinds: the one place where they register.
+
+Each kind implements ``nlp_gate.kinds.base.ItemKind``; the core builds one of each per
+process and wires it to pytest (options, markers, parametrization, verdicts, records).  The
+order is the order of their options, of results.json's sections and (reversed) of their
+terminal summaries.  Adding a kind is one module and one line here.
+"""
+
+from __future__ import annotations
+
+from nlp_gate.kinds.accuracy import AccuracyKind
+from nlp_gate.kinds.attacks.kind import AttackKind
+from nlp_gate.kinds.base import ItemKind
+from nlp_gate.kinds.checklist import ChecklistKind
+from nlp_gate.kinds.comparison import ComparisonKind
+
+KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, AccuracyKind, ComparisonKind, AttackKind)

@@ -1,0 +1,137 @@
+"""Attack gates: the ``attacks`` section of ``thresholds.yaml``, parsed and validated.
+
+Schema (percentages, the unit of TextAttack's summary)::
+
+    profiles:
+      <profile>:
+        attacks:
+          default: {max_attack_success_rate: 90}          # every recipe, every model
+          models: {albert: {min_accuracy_under_attack: 10}}
+          recipes: {textfooler: {max_attack_success_rate: 80}}
+          overrides:                                     # most specific
+            - {recipe: iga, dataset: rte, model: albert, max_attack_success_rate: 50}
+
+Each metric resolves on its own, most specific first: the last matching override, the
+recipe's entry, the model's entry, the default.  An item left without any gate fails and says
+so.  Recipe names are those of the registry (``-offline`` variants are recipes of their own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from nlp_gate.config.thresholds import ThresholdsError
+
+# gate key -> (metric in the record, direction)
+METRICS: dict[str, tuple[str, str]] = {
+    "max_attack_success_rate": ("attack_success_rate", "max"),
+    "min_accuracy_under_attack": ("accuracy_under_attack", "min"),
+}
+OVERRIDE_KEYS = ("recipe", "dataset", "model")
+SECTION_KEYS = ("default", "models", "recipes", "overrides")
+
+
+@dataclass(frozen=True)
+class AttackGate:
+    key: str  # a METRICS key
+    limit: float  # percent
+    source: str  # the rule of thresholds.yaml that set it
+
+    @property
+    def metric(self) -> str:
+        return METRICS[self.key][0]
+
+    def fails(self, metrics: Mapping[str, Any]) -> str | None:
+        value = metrics.get(self.metric)
+        if value is None:
+            return None
+        over = value > self.limit if METRICS[self.key][1] == "max" else value < self.limit
+        if not over:
+            return None
+        relation = "exceeds the maximum" if METRICS[self.key][1] == "max" else "is below the minimum"
+        return (f"{self.metric.replace('_', ' ')} {value:.1f}% {relation} {self.limit:.1f}% "
+                f"(thresholds.yaml attacks: {self.source})")
+
+
+@dataclass(frozen=True)
+class AttackKey:
+    recipe: str
+    dataset: str
+    model: str
+
+
+class AttackGates:
+    def __init__(self, section: Mapping[str, Any], where: str) -> None:
+        self.where = where
+        self._default: Mapping[str, Any] = section.get("default") or {}
+        self._models: Mapping[str, Mapping[str, Any]] = section.get("models") or {}
+        self._recipes: Mapping[str, Mapping[str, Any]] = section.get("recipes") or {}
+        self._overrides: list[Mapping[str, Any]] = list(section.get("overrides") or [])
+        self._unknown_sections = sorted(set(section) - set(SECTION_KEYS))
+
+    def gates(self, key: AttackKey) -> list[AttackGate]:
+        found: dict[str, AttackGate] = {}
+        layers: list[tuple[str, Mapping[str, Any]]] = [
+            ("default", self._default),
+            (f"models.{key.model}", self._models.get(key.model) or {}),
+            (f"recipes.{key.recipe}", self._recipes.get(key.recipe) or {}),
+        ]
+        layers += [(f"overrides[{i}]", rule) for i, rule in enumerate(self._overrides)
+                   if all(rule.get(k) in (None, getattr(key, k)) for k in OVERRIDE_KEYS)]
+        for source, rule in layers:  # later layers are more specific
+            for metric in METRICS:
+                if metric in rule:
+                    found[metric] = AttackGate(metric, float(rule[metric]), source)
+        return [found[m] for m in METRICS if m in found]
+
+    def validate(self, recipes: Iterable[str], datasets: Iterable[str],
+                 models: Iterable[str]) -> None:
+        """Raise on any unknown name or value; report every problem at once."""
+        valid = {"recipe": set(recipes), "dataset": set(datasets), "model": set(models)}
+        problems = [f"unknown key(s) {self._unknown_sections} in attacks; valid: "
+                    f"{', '.join(SECTION_KEYS)}"] if self._unknown_sections else []
+        rules: list[tuple[str, Any]] = [("default", self._default)]
+        problems += _unknown("model", self._models, valid["model"])
+        problems += _unknown("recipe", self._recipes, valid["recipe"])
+        rules += [(f"models.{n}", v) for n, v in self._models.items()]
+        rules += [(f"recipes.{n}", v) for n, v in self._recipes.items()]
+        for i, rule in enumerate(self._overrides):
+            rules.append((f"overrides[{i}]", rule))
+            if isinstance(rule, Mapping):
+                for k in OVERRIDE_KEYS:
+                    if k in rule:
+                        problems += _unknown(f"overrides[{i}] {k}", [rule[k]], valid[k])
+        for where, rule in rules:
+            problems += _check_rule(where, rule, allow=OVERRIDE_KEYS if "[" in where else ())
+        if problems:
+            raise ThresholdsError(f"{self.where}:\n  " + "\n  ".join(problems))
+
+
+def thresholds_record(gates: list[AttackGate]) -> dict[str, float] | None:
+    return {g.key: g.limit for g in gates} or None
+
+
+def _check_rule(where: str, rule: Any, allow: tuple[str, ...]) -> list[str]:
+    if not isinstance(rule, Mapping):
+        return [f"attacks.{where}: expected a mapping of {', '.join(METRICS)}, got {rule!r}"]
+    problems = []
+    extra = set(rule) - set(METRICS) - set(allow)
+    if extra:
+        problems.append(f"attacks.{where}: unknown key(s) {sorted(extra)}; valid: "
+                        f"{', '.join([*METRICS, *allow])}")
+    if allow and not set(rule) & set(METRICS):
+        problems.append(f"attacks.{where}: names no gate ({', '.join(METRICS)})")
+    for metric in set(rule) & set(METRICS):
+        value = rule[metric]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+            problems.append(f"attacks.{where}.{metric} must be a percentage in [0, 100], "
+                            f"got {value!r}")
+    return problems
+
+
+def _unknown(what: str, given: Iterable[str], valid: Iterable[str]) -> list[str]:
+    valid = set(valid)
+    return [f"attacks: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}"
+            for name in given if name not in valid]

@@ -1,0 +1,142 @@
+"""The attack item kind: every TextAttack recipe x dataset x model, gated by ``attacks``.
+
+The work happens in ``AttackRunner`` (``run.py``); this module only adapts it to the
+``ItemKind`` interface: options, cases, the runner built once per process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
+from nlp_gate.kinds.attacks.gates import AttackGates
+from nlp_gate.kinds.attacks.recipes import names, registry
+from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.run import (SECTION, AttackRunner, AttackSettings, Unavailable,
+                                        format_example)
+from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
+
+DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models
+# TextAttack's default budget is unlimited, and its genetic recipes (iga, faster-alzantot, pso,
+# alzantot) then make thousands of queries per example; a budget bounds an item's cost.
+DEFAULT_QUERY_BUDGET = 500
+
+
+class AttackKind(ItemKind[AttackCase]):
+    name = "attacks"
+    argname = "attack_case"
+    section = SECTION
+    records = SECTION
+    case_type = AttackCase
+    markers = {"adversarial": "a TextAttack recipe attacking a model"}
+
+    @classmethod
+    def add_options(cls, group: pytest.OptionGroup) -> None:
+        group.addoption("--nlp-attack-examples", type=int, default=10,
+                        help="examples attacked per recipe and model (default: %(default)s, "
+                             "as the seed report)")
+        group.addoption("--nlp-attack-seed", type=int, default=765,
+                        help="TextAttack's random seed (default: %(default)s, TextAttack's own)")
+        group.addoption("--nlp-attack-query-budget", type=int, default=DEFAULT_QUERY_BUDGET,
+                        help="model queries allowed per attacked example (default: "
+                             "%(default)s; 0: unlimited, TextAttack's default and the seed's)")
+        group.addoption("--nlp-attack-batch-size", type=int, default=32,
+                        help="inputs per model call inside an attack (default: %(default)s)")
+        group.addoption("--nlp-attack-dataset", action="append", default=[],
+                        help="dataset of the profile to attack (repeatable; default: rte)")
+        group.addoption("--nlp-resources", type=Path, default=None,
+                        help="resource bundle for offline attacks: TextAttack cache, NLTK data, "
+                             "hub caches (default: .cache/attack-resources); build one with "
+                             "scripts/fetch_attack_resources.py")
+        group.addoption("--nlp-offline", choices=("skip", "strict"), default="skip",
+                        help="a recipe whose resource is missing: skip it (default) or, "
+                             "strict, fail it")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        resources = self.option.nlp_resources or self.session.options.cache_dir / "attack-resources"
+        self.bundle = Bundle(resources.resolve())
+        self.bundle.activate()  # before NLTK, flair or the hubs are imported
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.session.options.results.parent / "attacks"
+
+    def parse_gates(self, section: Mapping[str, Any], where: str) -> AttackGates:
+        profile = self.session.profile
+        gates = AttackGates(section, where)
+        gates.validate(names(), profile.datasets, profile.model_names)
+        return gates
+
+    @cached_property
+    def runner(self) -> AttackRunner:
+        opt = self.option
+        settings = AttackSettings(
+            examples=opt.nlp_attack_examples, seed=opt.nlp_attack_seed,
+            query_budget=opt.nlp_attack_query_budget or None,
+            batch_size=opt.nlp_attack_batch_size, strict=opt.nlp_offline == "strict")
+        options = self.session.options
+        return AttackRunner(settings, self.bundle, self.gates, options.zoo_dir,
+                            options.data_dir, self.reports_dir)
+
+    def datasets(self) -> list[str]:
+        """The datasets to attack."""
+        profile = self.session.profile
+        explicit = self.option.nlp_attack_dataset
+        # The default (RTE) is attacked when the profile has it; a user's models file without
+        # it simply has no attack items.  A dataset asked for by name must exist.
+        datasets = explicit or [d for d in DEFAULT_DATASETS if d in profile.datasets]
+        unknown = sorted(set(datasets) - set(profile.datasets))
+        if unknown:
+            raise pytest.UsageError(
+                f"--nlp-attack-dataset {', '.join(unknown)}: not a dataset of profile "
+                f"{profile.name!r}; valid: {', '.join(profile.datasets)}")
+        return datasets
+
+    def cases(self) -> list[AttackCase]:
+        self.gates  # validate the attack gates first, as before any case exists
+        return attack_cases(registry(), self.session.profile, self.datasets())
+
+    def labels(self, case: AttackCase) -> Labels:
+        recipe = case.recipe
+        return Labels("adversarial", recipe.offline_variant_of or recipe.name, recipe.name,
+                      {"recipe": f"{recipe.name} ({recipe.class_name})",
+                       "dataset": case.model.dataset, "model": case.model.name})
+
+    def run(self, case: AttackCase, models: Models) -> Verdict:
+        # Whether the recipe can run here, before any model loads: otherwise a skip naming
+        # what is missing or, under --nlp-offline=strict, a failure.
+        result = self.runner.unavailable(case) or self.runner.run(case, models[case.model])
+        if isinstance(result, Unavailable):
+            return Verdict(asdict(result.record), result.message, skip=not result.error)
+        record = result.record
+        attachments = []
+        if result.examples:
+            attachments.append(Attachment(
+                "successful adversarial examples ([[changed words]])",
+                "\n\n".join(format_example(e) for e in result.examples)))
+        attachments.append(Attachment("attack record", json.dumps(vars(record), indent=2),
+                                      "json"))
+        if result.summary:
+            attachments.append(Attachment("TextAttack log and summary", result.summary))
+        return Verdict(
+            asdict(record), result.message, attachments=attachments,
+            parameters={"substitutes": "; ".join(record.substitutes) or "none (canonical)"},
+            description=("Offline substitute mode, not the canonical recipe:\n"
+                         + "\n".join(f"- {s}" for s in record.substitutes)
+                         if record.substitutes else None))
+
+    def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
+        if not records:
+            return []
+        ran = [r for r in records if r["status"] == "ran"]
+        over = [r for r in ran if not r["passed"]]
+        return [f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
+                f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"]

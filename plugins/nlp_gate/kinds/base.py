@@ -1,0 +1,138 @@
+"""The item-kind interface: what every kind of gated pytest item provides to the core.
+
+A kind turns the run's configuration into cases (one pytest item each), runs a case on the
+models it names and judges the result against its section of ``thresholds.yaml``.  The core
+(``nlp_gate.session``) does everything around that for every kind alike: options group,
+markers, parametrization, start-up validation as a usage error, model loading, Allure
+labels, results.json records and their xdist hand-off, failing or skipping the item, the
+terminal summary.  Kinds are registered in one place: ``nlp_gate.kinds.KINDS``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from argparse import Namespace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+import pytest
+
+from nlp_gate.config.profiles import ModelSpec
+
+if TYPE_CHECKING:
+    from nlp_gate.engine.predictor import Classifier
+    from nlp_gate.session import Session
+
+
+class Case(Protocol):
+    """One pytest item's parameter."""
+
+    @property
+    def position(self) -> int:
+        """Its index in the kind's parametrization: records are written in this order."""
+
+    @property
+    def id(self) -> str:
+        """The pytest id, e.g. ``sentiment/Typos/sst2/bert``."""
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        """Every model the item runs; the core loads them (all selected ones, once)."""
+
+    def marks(self) -> list[pytest.MarkDecorator]: ...
+
+
+class Models(Protocol):
+    """The loaded models of the run, by spec; loading happens on first access."""
+
+    def __getitem__(self, spec: ModelSpec) -> Classifier: ...
+
+
+@dataclass(frozen=True)
+class Attachment:
+    name: str
+    body: str
+    kind: str = "text"  # text | json
+
+
+@dataclass(frozen=True)
+class Labels:
+    """How the Allure report files an item."""
+
+    epic: str
+    feature: str
+    story: str
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What running a case gives the core."""
+
+    record: Mapping[str, Any] | None  # this item's results.json record (None: none)
+    message: str | None = None  # why the item fails (or skips); None: passed
+    skip: bool = False  # the message is a skip reason, verbatim
+    attachments: Sequence[Attachment] = ()
+    parameters: Mapping[str, str] = field(default_factory=dict)  # learnt while running
+    description: str | None = None
+
+
+C = TypeVar("C", bound=Case)
+
+
+class ItemKind(ABC, Generic[C]):
+    """A kind of gated item.  One instance per process, built by the core at configure."""
+
+    name: ClassVar[str]  # e.g. "accuracy"
+    argname: ClassVar[str]  # the parametrized argument of its test functions
+    section: ClassVar[str]  # its section of thresholds.yaml
+    records: ClassVar[str]  # its key in results.json
+    markers: ClassVar[Mapping[str, str]]  # marker -> help line
+    case_type: ClassVar[type]  # the type of its cases
+
+    def __init__(self, session: Session, option: Namespace) -> None:
+        self.session = session
+        self.option = option
+
+    @classmethod
+    def add_options(cls, group: pytest.OptionGroup) -> None:
+        """Its ``--nlp-*`` options, in the ``nlp-gate`` group."""
+
+    @abstractmethod
+    def parse_gates(self, section: Mapping[str, Any], where: str) -> Any:
+        """Parse and validate its thresholds section; raise ``ThresholdsError``."""
+
+    @cached_property
+    def gates(self) -> Any:
+        thresholds = self.session.thresholds
+        return self.parse_gates(thresholds.section(self.section), thresholds.where)
+
+    @abstractmethod
+    def cases(self) -> list[C]:
+        """Every case of the run's configuration; validates what they depend on."""
+
+    def params(self) -> list[Any]:
+        """The parametrization of its argument (``pytest.param`` per case)."""
+        return [pytest.param(c, id=c.id, marks=c.marks()) for c in self.cases()]
+
+    def labels(self, case: C) -> Labels | None:
+        return None
+
+    @abstractmethod
+    def run(self, case: C, models: Models) -> Verdict:
+        """Run one case and judge it."""
+
+    def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
+        """Its terminal summary section (controller only; nothing: no section)."""
+        return []
+
+    def engine_fields(self, model_key: str) -> dict[str, Any]:
+        """Per-model figures it adds to results.json's ``engine`` records."""
+        return {}
+
+    def metadata(self) -> dict[str, Any]:
+        """What it adds to results.json's ``run`` block (e.g. suite checksums)."""
+        return {}

@@ -1,0 +1,125 @@
+"""Running one CheckList test on one classifier, with CheckList's own machinery.
+
+CheckList computes the fail rate (``AbstractTest.get_stats``); this module only adapts our
+classifier to CheckList's ``predict_and_confidence_fn`` contract and summarises the outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nlp_gate.engine.predictor import Classifier
+
+PredictFn = Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]
+
+# CheckList's sentiment suite is 3-class (0 negative, 1 neutral, 2 positive).  For binary
+# models CheckList documents a neutral band: p(positive) in [1/3, 2/3] counts as neutral.
+NEUTRAL_MARGIN = 1 / 3
+
+
+def binary_to_three_class(p_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CheckList's documented conversion of binary sentiment probabilities to 3 classes.
+
+    Same arithmetic as the conversion in CheckList's README for binary sentiment models:
+    outside the band the confidence is split between negative and positive; inside it,
+    neutral gets 1 at p=0.5 and falls linearly to 0 at the band's edges.
+    """
+    half = NEUTRAL_MARGIN / 2
+    pp = np.zeros((p_pos.shape[0], 3))
+    neg = p_pos < 0.5 - half
+    pos = p_pos > 0.5 + half
+    for mask in (neg, pos):
+        pp[mask, 0] = 1 - p_pos[mask]
+        pp[mask, 2] = p_pos[mask]
+    neutral_pos = (p_pos >= 0.5) & ~pos
+    neutral_neg = (p_pos < 0.5) & ~neg
+    for mask, side in ((neutral_pos, 2), (neutral_neg, 0)):
+        pp[mask, 1] = 1 - (1 / NEUTRAL_MARGIN) * np.abs(p_pos[mask] - 0.5)
+        pp[mask, side] = 1 - pp[mask, 1]
+    return np.argmax(pp, axis=1), pp
+
+
+def predict_fn(classifier: Classifier, suite: str) -> PredictFn:
+    """A CheckList ``predict_and_confidence_fn`` for ``suite`` backed by ``classifier``."""
+
+    def sentiment(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        probs = classifier.predict_proba(examples)  # columns: negative, positive
+        return binary_to_three_class(probs[:, 1])
+
+    def paired(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        probs = classifier.predict_proba(examples)  # columns: not_duplicate, duplicate
+        return np.argmax(probs, axis=1), probs
+
+    return sentiment if suite == "sentiment" else paired
+
+
+@dataclass
+class Outcome:
+    n_cases: int  # test cases that counted (run, not filtered by the expectation)
+    n_failed: int
+    fail_rate: float  # percent, as CheckList reports it
+    failing: list[str] = field(default_factory=list)  # first failing cases, readable
+    # Per run case (index into test.data): True pass, False fail, None filtered.  Two
+    # models run with the same sample/seed have the same case_index, so they can be paired.
+    case_index: list[int] = field(default_factory=list)
+    passed: list[bool | None] = field(default_factory=list)
+
+
+@cache
+def harness_digest() -> str:
+    """What, besides the model and the suite file, decides an ``Outcome``: this module, the
+    release-suite decoder and CheckList's version.  Stored outcomes are keyed by it, so a
+    change of any of them re-evaluates every test instead of reusing stale verdicts."""
+    import nlp_gate.suites as decoder
+
+    h = hashlib.sha256(version("checklist-pattern").encode())
+    files = [Path(__file__), *sorted(Path(decoder.__file__).parent.glob("*.py"))]
+    for path in files:
+        h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:
+    """The inputs ``test.run(n=sample, seed=seed)`` will ask the model for."""
+    examples, _ = test.example_list_and_indices(n=sample, seed=seed)
+    return examples
+
+
+def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
+             max_examples: int = 5) -> Outcome:
+    test.run(fn, overwrite=True, verbose=False, n=sample, seed=seed)
+    stats = test.get_stats()
+    # With sampling, fail_idxs() indexes the sampled cases, not test.data.
+    run_idxs = test.run_idxs
+    fails = [int(i if run_idxs is None else run_idxs[i]) for i in test.fail_idxs()]
+    n_run = stats.get("testcases_run", stats["testcases"])
+    n_cases = int(stats.get("after_filtering", n_run))
+    return Outcome(
+        n_cases=n_cases,
+        n_failed=len(fails),
+        fail_rate=float(stats.get("fail_rate", 0.0)),
+        failing=[_describe(test, i) for i in fails[:max_examples]],
+        case_index=list(range(len(test.data))) if run_idxs is None else [int(i) for i in run_idxs],
+        passed=[None if p is None else bool(p) for p in test.results.passed],
+    )
+
+
+def _describe(test: Any, i: int) -> str:
+    data = test.data[i]
+    preds, confs = test.results.preds[i], test.results.confs[i]
+    label = test.labels[i] if isinstance(test.labels, list) else test.labels
+    if not isinstance(data, list):
+        data, preds, confs = [data], [preds], [confs]
+    lines = [f"  case {i} (expected label: {label})"]
+    for text, pred, conf in list(zip(data, preds, confs))[:4]:
+        conf = np.asarray(conf)
+        lines.append(f"    pred={int(pred)} conf={np.round(conf, 2).tolist()}  {text!r}")
+    return "\n".join(lines)

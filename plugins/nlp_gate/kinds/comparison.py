@@ -1,0 +1,346 @@
+"""Candidate vs baseline: one gated pytest item per CheckList test and dataset.
+
+Both models run the test on the identical (seeded) test cases; the paired outcomes give
+Δ = candidate fail rate - baseline fail rate (percentage points) with Newcombe's interval,
+McNemar's exact p-value on the discordant cases, and a Benjamini-Hochberg adjustment across
+every comparison item of the run.  An item fails when the candidate is significantly worse
+(adjusted p <= alpha) *and* Δ exceeds the tolerance δ of the test's capability.  It skips
+when CheckList's expectation filter kept no case for both models (nothing to compare).
+
+``thresholds.yaml`` (``--nlp-baseline`` / ``--nlp-candidate`` override the two names)::
+
+    comparison:
+      baseline: bert              # model names of the profile
+      candidate: albert
+      alpha: 0.05                 # false discovery rate across the run's comparisons
+      tolerance:                  # δ in percentage points of fail rate
+        default: 0
+        capabilities: {Robustness: 2}
+
+Without a baseline and a candidate there are no comparison items.  BH needs every p-value of
+the run, so the first comparison item computes all selected comparisons; all of them share one
+xdist group, so that happens once, on one worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pytest
+
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.thresholds import (is_number, percent_problems, raise_problems,
+                                        unknown_names)
+from nlp_gate.kinds.base import ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.checklist import ChecklistKind
+from nlp_gate.kinds.checklist.kind import suite_marks
+from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.stats import PairedCounts, benjamini_hochberg, mcnemar_exact, paired_difference
+from nlp_gate.suites.catalog import TestInfo
+
+XDIST_GROUP = "nlp-comparison"
+SECTION_KEYS = ("baseline", "candidate", "alpha", "tolerance")
+DEFAULT_ALPHA = 0.05
+MAX_LISTED_CASES = 10
+
+
+@dataclass(frozen=True)
+class ComparisonConfig:
+    baseline: str
+    candidate: str
+    alpha: float
+    tolerance_default: float  # percentage points
+    tolerance_capabilities: Mapping[str, float]
+
+    def tolerance(self, capability: str) -> tuple[float, str]:
+        """The capability's δ and the thresholds.yaml rule that set it."""
+        if capability in self.tolerance_capabilities:
+            return (self.tolerance_capabilities[capability],
+                    f"comparison.tolerance.capabilities.{capability}")
+        return self.tolerance_default, "comparison.tolerance.default"
+
+
+def parse_config(section: Mapping[str, Any], baseline: str | None, candidate: str | None,
+                 models: set[str], capabilities: set[str], where: str) -> ComparisonConfig | None:
+    """The comparison section with the command line's names; None when nothing is declared."""
+    problems = [f"unknown key {k!r} in the comparison section; valid: {', '.join(SECTION_KEYS)}"
+                for k in section if k not in SECTION_KEYS]
+    baseline = baseline or section.get("baseline")
+    candidate = candidate or section.get("candidate")
+    if baseline is None and candidate is None and not problems:
+        return None
+    for role, name in (("baseline", baseline), ("candidate", candidate)):
+        if name is None:
+            problems.append(f"no {role} declared: pass --nlp-{role} or set comparison.{role}")
+        elif name not in models:
+            problems.append(f"unknown {role} model {name!r}; valid: {', '.join(sorted(models))}")
+    alpha = section.get("alpha", DEFAULT_ALPHA)
+    if not is_number(alpha) or not 0 < alpha < 1:
+        problems.append(f"comparison.alpha must be in (0, 1), got {alpha!r}")
+    tolerance = section.get("tolerance") or {}
+    if is_number(tolerance):
+        tolerance = {"default": tolerance}
+    if not isinstance(tolerance, Mapping) or set(tolerance) - {"default", "capabilities"}:
+        problems.append("comparison.tolerance must be a number or a mapping with keys "
+                        f"default, capabilities; got {tolerance!r}")
+        tolerance = {}
+    per_capability: Mapping[str, Any] = tolerance.get("capabilities") or {}
+    problems += unknown_names("comparison.tolerance capability", per_capability, capabilities)
+    default = tolerance.get("default", 0)
+    problems += percent_problems("a tolerance", [default, *per_capability.values()],
+                                 unit="percentage points")
+    raise_problems(where, problems)
+    return ComparisonConfig(str(baseline), str(candidate), float(alpha), float(default),
+                            {c: float(v) for c, v in per_capability.items()})
+
+
+@dataclass(frozen=True, repr=False)
+class ComparisonCase:
+    """One pytest item: a CheckList test on one dataset, candidate vs baseline."""
+
+    position: int
+    info: TestInfo
+    model: ModelSpec  # the candidate
+    baseline: ModelSpec
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        return (self.model, self.baseline)
+
+    @property
+    def id(self) -> str:
+        return (f"{self.info.suite}/{self.info.name}/{self.model.dataset}/"
+                f"{self.model.name}-vs-{self.baseline.name}")
+
+    def __repr__(self) -> str:
+        return self.id
+
+    def marks(self) -> list[pytest.MarkDecorator]:
+        # BH needs every comparison of the run: keep them on one worker, computed once.
+        return [pytest.mark.regression, *suite_marks(self.info),
+                pytest.mark.xdist_group(XDIST_GROUP)]
+
+
+@dataclass(frozen=True)
+class ComparisonRecord:
+    suite: str
+    capability: str
+    test: str
+    type: str
+    dataset: str
+    baseline: str
+    candidate: str
+    n_cases: int  # cases run, and not filtered, on both models
+    baseline_fail_rate: float | None  # percent, over the paired cases
+    candidate_fail_rate: float | None
+    delta: float | None  # percentage points, candidate - baseline
+    ci_low: float | None  # 95% Newcombe interval of delta
+    ci_high: float | None
+    worse: int  # cases the candidate fails and the baseline passes
+    better: int  # cases the candidate passes and the baseline fails
+    p_value: float | None  # exact McNemar, two-sided
+    p_adjusted: float | None  # Benjamini-Hochberg across the run's comparisons
+    alpha: float
+    tolerance: float  # percentage points
+    verdict: str  # worse | worse within tolerance | better | no significant difference | ...
+    passed: bool | None  # None: skipped, no case was run on both models
+
+
+@dataclass(frozen=True)
+class Comparison:
+    record: ComparisonRecord
+    message: str | None  # why the item fails (or skips); None when the gate passed
+
+
+class ComparisonKind(ItemKind[ComparisonCase]):
+    name = "comparison"
+    argname = "comparison_case"
+    section = "comparison"
+    records = "comparisons"
+    case_type = ComparisonCase
+    markers = {"regression": "candidate-vs-baseline comparison item"}
+
+    @classmethod
+    def add_options(cls, group: pytest.OptionGroup) -> None:
+        group.addoption("--nlp-baseline", default=None,
+                        help="model name the candidate is compared with (default: comparison."
+                             "baseline in thresholds.yaml)")
+        group.addoption("--nlp-candidate", default=None,
+                        help="model name released in place of the baseline (default: "
+                             "comparison.candidate in thresholds.yaml)")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._done: dict[str, Comparison] = {}
+
+    @property
+    def checklist(self) -> ChecklistKind:
+        """Comparisons pair the CheckList kind's outcomes (and share them with its items)."""
+        kind = self.session.kind(ChecklistKind.name)
+        assert isinstance(kind, ChecklistKind)
+        return kind
+
+    def parse_gates(self, section: Mapping[str, Any], where: str) -> ComparisonConfig | None:
+        checklist = self.checklist
+        capabilities = {t.capability for s in checklist.suites for t in checklist.catalog.index(s)}
+        return parse_config(section, self.option.nlp_baseline, self.option.nlp_candidate,
+                            set(self.session.profile.model_names), capabilities, where)
+
+    def cases(self) -> list[ComparisonCase]:
+        """Suite test x dataset where the profile has both models, in the seed tables' order."""
+        config, profile = self.gates, self.session.profile
+        if config is None:
+            return []
+        cases: list[ComparisonCase] = []
+        for suite in self.checklist.suites:
+            specs = profile.for_suite(suite)
+            names = {(s.dataset, s.name) for s in specs}
+            pairs = [(profile.get(d, config.candidate), profile.get(d, config.baseline))
+                     for d in dict.fromkeys(s.dataset for s in specs)
+                     if {(d, config.candidate), (d, config.baseline)} <= names]
+            for info in self.checklist.catalog.index(suite):
+                cases += [ComparisonCase(len(cases), info, c, b) for c, b in pairs]
+        return cases
+
+    def params(self) -> list[Any]:
+        if self.gates is None:  # say why `-m regression` runs nothing, instead of "deselected"
+            return [pytest.param(None, id="not-configured", marks=[
+                pytest.mark.regression, pytest.mark.skip(
+                    reason="no baseline/candidate declared: pass --nlp-baseline and "
+                           "--nlp-candidate or add them to the comparison section of "
+                           "thresholds.yaml")])]
+        return super().params()
+
+    def labels(self, case: ComparisonCase) -> Labels:
+        return Labels(f"{case.info.suite} regression", case.info.capability, case.info.name,
+                      {"dataset": case.model.dataset, "candidate": case.model.name,
+                       "baseline": case.baseline.name}, case.info.description)
+
+    def run(self, case: ComparisonCase, models: Models) -> Verdict:
+        """This item's comparison; the first item computes every selected one (BH)."""
+        if case.id not in self._done:
+            selected = [c for c in self.session.selected[self.name]
+                        if isinstance(c, ComparisonCase)]
+            self._compare_all(selected if case in selected else [*selected, case], models)
+        done = self._done[case.id]
+        if done.record.passed is None:  # no evidence either way: say so, don't gate
+            return Verdict(asdict(done.record), f"{case.id}: {done.message}", skip=True)
+        return Verdict(asdict(done.record), done.message)
+
+    def _compare_all(self, cases: list[ComparisonCase], models: Models) -> None:
+        assert self.gates is not None
+        self._prefetch(cases, models)
+        paired: list[tuple[list[int], PairedCounts, tuple[int, int]]] = []
+        for case in cases:
+            cand, base = (self.checklist.outcome(case.info, models[spec])[0]
+                          for spec in (case.model, case.baseline))
+            paired.append((*pair_outcomes(cand, base), (cand.n_cases, base.n_cases)))
+        tested = [i for i, (_, counts, _) in enumerate(paired) if counts.n]
+        raw = {i: mcnemar_exact(paired[i][1]) for i in tested}
+        adjusted = dict(zip(tested, benjamini_hochberg([raw[i] for i in tested])))
+        for i, case in enumerate(cases):
+            worse, counts, unfiltered = paired[i]
+            self._done[case.id] = judge(case, worse, counts, raw.get(i), adjusted.get(i),
+                                        len(tested), self.gates, unfiltered)
+
+    def _prefetch(self, cases: list[ComparisonCase], models: Models) -> None:
+        """Predict each model's inputs of every comparison in one batched pass, leaving out
+        tests whose outcome a CheckList item (on any worker) or an earlier run stored."""
+        inputs: dict[ModelSpec, list[Any]] = {}
+        for case in cases:
+            examples = self.checklist.examples(case.info)
+            for spec in (case.model, case.baseline):
+                if self.checklist.stored_outcome(case.info, models[spec]) is None:
+                    inputs.setdefault(spec, []).extend(examples)
+        for spec, examples in inputs.items():
+            models[spec].predict_proba(examples)
+
+    def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
+        if not records:
+            return []
+        verdicts = [r["verdict"] for r in records]
+        first = records[0]
+        lines = [f"candidate {first['candidate']} vs baseline {first['baseline']}: "
+                 f"{len(records)} comparisons (BH q={first['alpha']}): "
+                 + ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))]
+        for r in records:
+            if r["passed"] is not True:
+                delta = "n/a" if r["delta"] is None else (
+                    f"{r['delta']:+.1f} pp [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}], "
+                    f"p_adj={r['p_adjusted']:.2g}")
+                lines.append(f"  {r['verdict']}: {r['suite']}/{r['test']}/{r['dataset']}: {delta}")
+        return lines
+
+
+def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
+          p_value: float | None, p_adjusted: float | None, family: int,
+          config: ComparisonConfig, unfiltered: tuple[int, int] = (0, 0)) -> Comparison:
+    """The gate's verdict on one comparison (``p_adjusted`` over ``family`` comparisons;
+    ``unfiltered``: cases each model kept after CheckList's expectation filter)."""
+    tolerance, source = config.tolerance(case.info.capability)
+    cand, base = case.model.name, case.baseline.name
+    record = dict(
+        suite=case.info.suite, capability=case.info.capability, test=case.info.name,
+        type=case.info.type, dataset=case.model.dataset, baseline=base, candidate=cand,
+        n_cases=counts.n, worse=counts.worse, better=counts.better, p_value=p_value,
+        p_adjusted=p_adjusted, alpha=config.alpha, tolerance=tolerance)
+    if counts.n == 0 or p_adjusted is None:
+        return Comparison(ComparisonRecord(
+            **record, baseline_fail_rate=None, candidate_fail_rate=None, delta=None,
+            ci_low=None, ci_high=None, verdict="no paired cases", passed=None),
+            f"no test case was kept by CheckList's expectation filter for both models "
+            f"({cand}: {unfiltered[0]} cases, {base}: {unfiltered[1]}): nothing was compared; "
+            "a larger --nlp-sample may help")
+    diff = paired_difference(counts)
+    delta, low, high = (100 * x for x in (diff.delta, diff.low, diff.high))
+    significant = p_adjusted <= config.alpha
+    if significant and delta > tolerance:
+        verdict = "worse"
+    elif significant and delta > 0:
+        verdict = "worse within tolerance"
+    elif significant:
+        verdict = "better"
+    else:
+        verdict = "no significant difference"
+    cand_rate, base_rate = (100 * counts.candidate_fails / counts.n,
+                            100 * counts.baseline_fails / counts.n)
+    message = None
+    if verdict == "worse":
+        listed = ", ".join(map(str, worse_cases[:MAX_LISTED_CASES]))
+        more = ", ..." if len(worse_cases) > MAX_LISTED_CASES else ""
+        message = (
+            f"candidate {cand} is significantly worse than baseline {base} on the same "
+            f"{counts.n} cases: fail rate {cand_rate:.1f}% vs {base_rate:.1f}%, "
+            f"delta {delta:+.1f} pp (95% CI {low:+.1f} to {high:+.1f}) exceeds the "
+            f"tolerance {tolerance:.1f} pp (thresholds.yaml: {source})\n"
+            f"{counts.worse} cases fail only on {cand}, {counts.better} only on {base}; "
+            f"exact McNemar p = {p_value:.3g}, Benjamini-Hochberg adjusted p = "
+            f"{p_adjusted:.3g} <= alpha {config.alpha} over {family} comparisons\n"
+            f"cases only {cand} fails (CheckList test.data index): {listed}{more}")
+    return Comparison(ComparisonRecord(
+        **record, baseline_fail_rate=base_rate, candidate_fail_rate=cand_rate, delta=delta,
+        ci_low=low, ci_high=high, verdict=verdict, passed=message is None), message)
+
+
+def pair_outcomes(candidate: Outcome, baseline: Outcome) -> tuple[list[int], PairedCounts]:
+    """Pair outcomes by test case; a case filtered out for either model is left out.
+
+    Returns the cases only the candidate fails, and the 2x2 counts.
+    """
+    base = dict(zip(baseline.case_index, baseline.passed))
+    cand_flags: list[bool] = []
+    base_flags: list[bool] = []
+    worse: list[int] = []
+    for index, passed in zip(candidate.case_index, candidate.passed):
+        other = base.get(index)
+        if passed is None or other is None:
+            continue
+        cand_flags.append(passed)
+        base_flags.append(other)
+        if other and not passed:
+            worse.append(index)
+    return worse, PairedCounts.from_passed(cand_flags, base_flags)
+
+

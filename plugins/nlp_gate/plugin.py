@@ -1,0 +1,284 @@
+"""The pytest plugin (entry point ``pytest11: nlp_gate``): options, hooks and fixtures.
+
+Thin by design: the run's state lives in ``Session`` (``config.stash``), each kind of item
+behind the ``ItemKind`` interface (``nlp_gate.kinds``); these hooks only wire them to pytest.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import allure
+import pytest
+
+from nlp_gate.config import ConfigurationError
+from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.kinds import KINDS
+from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.report import Reports, terminal_lines, write_reports
+from nlp_gate.session import Options, Session
+
+SESSION_KEY = pytest.StashKey[Session]()
+REPORTS_KEY = pytest.StashKey[Reports]()
+WIRE_KEY = "nlp_gate_records"
+# The reference study's items (every kind) as a test module shipped with the package.
+RELEASED_ITEMS = Path(__file__).resolve().with_name("released")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("nlp-gate", "behavioral release gate for NLP classifiers")
+    group.addoption("--nlp-profile", default=None,
+                    help="model profile from the models file (default: ini nlp_gate_profile, "
+                         "else tiny)")
+    group.addoption("--nlp-models-file", type=Path, default=None,
+                    help="a models file of your own (default: ini nlp_gate_models_file, else "
+                         "the packaged profiles)")
+    group.addoption("--nlp-thresholds", type=Path, default=None,
+                    help="fail-rate gates (default: thresholds.yaml at the rootdir)")
+    group.addoption("--nlp-sample", type=int, default=None,
+                    help="run a seeded sample of N test cases per CheckList test")
+    group.addoption("--nlp-seed", type=int, default=1,
+                    help="seed for sampling (default 1, as the seed report's TestSuite.run)")
+    group.addoption("--nlp-device", default="auto",
+                    help="auto (CUDA when present, one GPU per xdist worker), cpu, cuda, cuda:N")
+    group.addoption("--nlp-dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    group.addoption("--nlp-batch-size", type=int, default=LoadOptions.batch_size,
+                    help=f"inputs per forward pass (default: {LoadOptions.batch_size})")
+    group.addoption("--nlp-prediction-cache", default=None,
+                    help="persistent prediction cache file, or 'off' "
+                         "(default: $NLP_GATE_CACHE/predictions.sqlite, i.e. <rootdir>/.cache/)")
+    group.addoption("--nlp-cache-max-mb", type=int, default=2048,
+                    help="bound of the prediction cache; least recently used models go first")
+    group.addoption("--nlp-results", type=Path, default=None,
+                    help="where results.json is written (default: <rootdir>/reports/results.json)")
+    group.addoption("--nlp-data-dir", type=Path, default=None,
+                    help="offline evaluation sets for the accuracy and attack items: "
+                         "DIR/<dataset>/<split>.jsonl (python -m nlp_gate.eval_sets DIR "
+                         "writes them); default: the zoo's held-out sets, hub datasets")
+    for kind in KINDS:
+        kind.add_options(group)
+    parser.addini("nlp_gate_release_suites", type="bool", default=False,
+                  help="collect the reference study's items (released CheckList suites, "
+                       "accuracy, comparison, TextAttack recipes) from the nlp_gate package")
+    parser.addini("nlp_gate_models_file", default="",
+                  help="models file, relative to the rootdir (default: packaged profiles)")
+    parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for kind in KINDS:
+        for name, doc in kind.markers.items():
+            config.addinivalue_line("markers", f"{name}: {doc}")
+    config.stash[SESSION_KEY] = Session(Options.from_config(config), config.option)
+    if (config.getini("nlp_gate_release_suites")
+            and config.args_source != pytest.Config.ArgsSource.ARGS
+            and str(RELEASED_ITEMS) not in config.args):
+        # A run of the default paths (testpaths or the rootdir) also collects the packaged
+        # items; a run naming paths runs what it names (``--pyargs nlp_gate.released`` too).
+        config.args.append(str(RELEASED_ITEMS))
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistController(config), "nlp-gate-xdist")
+
+
+def nlp_session(config: pytest.Config) -> Session:
+    return config.stash[SESSION_KEY]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    try:
+        return nlp_session(config).report_header()
+    except ConfigurationError as exc:
+        return [f"nlp-gate: configuration error: {exc}"]
+
+
+# -- which runs are behavioral ----------------------------------------------------------------
+def behavioral_paths(config: pytest.Config) -> list[Path]:
+    """Where this repository's gated items live: its ``testpaths`` (and the packaged items)."""
+    paths = [config.rootpath / p for p in config.getini("testpaths")]
+    return [p.resolve() for p in paths] + (
+        [RELEASED_ITEMS] if config.getini("nlp_gate_release_suites") else [])
+
+
+def run_paths(config: pytest.Config) -> list[Path]:
+    """The paths this run collects from, resolved."""
+    return [(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args]
+
+
+def within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def runs_behavioral_suite(config: pytest.Config) -> bool:
+    """Whether this run's paths include a behavioral path (or a folder above one)."""
+    return any(within(p, b) or within(b, p)
+               for p in run_paths(config) for b in behavioral_paths(config))
+
+
+def runs_only_behavioral_suite(config: pytest.Config) -> bool:
+    """Whether every path of this run lies inside a behavioral path."""
+    paths, behavioral = run_paths(config), behavioral_paths(config)
+    return bool(paths) and all(any(within(p, b) for b in behavioral) for p in paths)
+
+
+# -- start-up, collection ---------------------------------------------------------------------
+@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Validate the configuration of a behavioral run before collection, as a usage error.
+
+    Raised while collecting, the same error would only be a collection error of one file
+    (exit code 2, "Interrupted"), so a CI job could not tell a bad thresholds file from a
+    broken test module.  Only the controller checks: xdist workers start after it.
+    """
+    config = session.config
+    if hasattr(config, "workerinput") or not runs_behavioral_suite(config):
+        return
+    try:
+        nlp_session(config).validate()
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    for kind in nlp_session(metafunc.config).kinds.values():
+        if kind.argname in metafunc.fixturenames:
+            try:
+                params = kind.params()
+                kind.gates  # validate its gates before anything runs
+            except ConfigurationError as exc:
+                raise pytest.UsageError(str(exc)) from exc
+            metafunc.parametrize(kind.argname, params)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Remember the selected cases: models to load and inputs to prefetch come from them."""
+    run = nlp_session(session.config)
+    for item in session.items:
+        params = getattr(item, "callspec", None)
+        for kind in run.kinds.values():
+            case = params.params.get(kind.argname) if params else None
+            if case is not None:
+                run.selected[kind.name].append(case)
+
+
+# -- fixtures -------------------------------------------------------------------------------
+@pytest.fixture(scope="session", name="nlp_session")
+def nlp_session_fixture(request: pytest.FixtureRequest) -> Session:
+    """The run's core: profile, thresholds, loaded models, the item kinds."""
+    return nlp_session(request.config)
+
+
+@pytest.fixture(scope="session")
+def nlp_check(request: pytest.FixtureRequest) -> Check:
+    """Run a case of any registered kind as this item: labels, verdict, record, pass/fail."""
+    return Check(nlp_session(request.config))
+
+
+class Check:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def __call__(self, case: Case) -> Verdict:
+        kind = self.kind_of(case)
+        labels = kind.labels(case)
+        allure.dynamic.parameter(kind.argname, case.id, mode=allure.parameter_mode.HIDDEN)
+        if labels is not None:
+            allure.dynamic.epic(labels.epic)
+            allure.dynamic.feature(labels.feature)
+            allure.dynamic.story(labels.story)
+            for name, value in labels.parameters.items():
+                allure.dynamic.parameter(name, value)
+            if labels.description:
+                allure.dynamic.description(labels.description)
+        verdict = self.session.check(case, kind)
+        for name, value in verdict.parameters.items():
+            allure.dynamic.parameter(name, value)
+        if verdict.description:
+            allure.dynamic.description(verdict.description)
+        for a in verdict.attachments:
+            allure.attach(a.body, name=a.name, attachment_type=(
+                allure.attachment_type.JSON if a.kind == "json" else allure.attachment_type.TEXT))
+        if verdict.message and verdict.skip:
+            pytest.skip(verdict.message)
+        if verdict.message:
+            pytest.fail(f"{case.id}: {verdict.message}", pytrace=False)
+        return verdict
+
+    def kind_of(self, case: Case) -> ItemKind[Any]:
+        for kind in self.session.kinds.values():
+            if isinstance(case, kind.case_type):
+                return kind
+        raise TypeError(f"{case!r} is no case of a registered item kind "
+                        f"({', '.join(self.session.kinds)})")
+
+
+# -- results and reports ----------------------------------------------------------------------
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    drop_idle_hypothesis_plugin(config)
+    run = nlp_session(config)
+    run.record_engine_stats()
+    if hasattr(config, "workerinput"):  # xdist worker: hand records to the controller
+        config.workeroutput[WIRE_KEY] = run.results.to_wire()  # type: ignore[attr-defined]
+        return
+    if config.option.collectonly:
+        return
+    try:
+        metadata = run.run_metadata()
+    except ConfigurationError:
+        return  # already reported as a usage error
+    if not any(run.selected.values()) and not run.results.sections:
+        return  # no gated item in this run (e.g. the project's own tests): keep reports
+    run.results.write(run.options.results, metadata)
+    if not run.results.sections:  # no gated item ran: keep the last run's reports
+        return
+    alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
+    config.stash[REPORTS_KEY] = write_reports(
+        run.options.results, alluredir=Path(alluredir) if alluredir else None,
+        exitstatus=int(exitstatus), plot_cache=run.options.cache_dir / "plots")
+
+
+def drop_idle_hypothesis_plugin(config: pytest.Config) -> None:
+    """Unregister hypothesis's pytest plugin before the terminal summary of a run that only
+    ran behavioral items.
+
+    That plugin imports all of hypothesis in its terminal summary (~0.85 s, in every xdist
+    worker and then in the controller) even when no test used it, as no behavioral item does:
+    a third of a run that answers every item from the prediction cache.  Runs of the
+    project's own tests (which use hypothesis) keep it.
+    """
+    if runs_only_behavioral_suite(config) and "hypothesis" not in sys.modules:
+        config.pluginmanager.unregister(name="hypothesispytest")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    run = nlp_session(config)
+    for kind in reversed(list(run.kinds.values())):
+        lines = kind.summary_lines(run.results.records(kind.records))
+        if lines:
+            terminalreporter.section(f"nlp-gate {kind.name}")
+            for line in lines:
+                terminalreporter.write_line(line)
+    reports = config.stash.get(REPORTS_KEY, None)  # written by the controller only
+    if reports is None:  # no gated item ran
+        return
+    terminalreporter.section("nlp-gate")
+    for line in terminal_lines(reports, int(exitstatus)):
+        terminalreporter.write_line(line)
+
+
+class _XdistController:
+    """Collects worker records on the controller (registered only when xdist is active)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        wire = getattr(node, "workeroutput", {}).get(WIRE_KEY)
+        if wire:
+            nlp_session(self.config).results.merge_wire(wire)

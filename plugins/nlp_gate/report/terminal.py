@@ -1,0 +1,81 @@
+"""The end-of-run terminal summary: compact Tables 1-3 and the attack table, the verdict, and
+where the reports are.  Plain text (``*`` marks the bold cells of the files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from nlp_gate.report.render import display
+from nlp_gate.report.tables import Cell, Table
+from nlp_gate.report.verdict import ReleaseVerdict
+
+TERMINAL_TABLES = ("table1", "table2", "table3", "attacks")
+LABEL_WIDTH = 44  # long QQP test names are cut; the files have them whole
+
+
+def _cut(cell: Cell, width: int) -> str:
+    """Shorten a label to ``width``, keeping its footnote mark."""
+    room = width - len(cell.mark)
+    return (cell.text if len(cell.text) <= room else cell.text[: room - 1] + "…") + cell.mark
+
+
+def table_lines(table: Table) -> list[str]:
+    columns, rows = display(table)
+    texts = [[_cut(c, LABEL_WIDTH) if col.stub else c.shown + ("*" if c.bold else " ")
+              for col, c in zip(columns, row)] for row in rows]
+    widths = [max([len(col.label)] + [len(r[i]) for r in texts]) for i, col in enumerate(columns)]
+    # Group header (datasets) over their model columns; stub columns get no group.
+    groups: list[str] = []
+    i = 0
+    while i < len(columns):
+        span = 1
+        while (i + span < len(columns) and columns[i].group
+               and columns[i + span].group == columns[i].group):
+            span += 1
+        width = sum(widths[i:i + span]) + 2 * (span - 1)
+        groups.append(columns[i].group.center(width) if columns[i].group else " " * width)
+        i += span
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if col.stub else c.rjust(w)
+                         for c, w, col in zip(cells, widths, columns)).rstrip()
+
+    out = [table.title]
+    if any(c.group for c in columns):
+        out.append("  ".join(groups).rstrip())
+    out.append(line([c.label for c in columns]))
+    out += [line(r) for r in texts]
+    return out
+
+
+def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
+    """Model calls this run cost: a re-run of unchanged models should cost none (the cache)."""
+    if not engine:
+        return []
+
+    def total(field: str) -> int:
+        return sum(int(r.get(field, 0)) for r in engine)
+
+    models = len({(r["dataset"], r["model"]) for r in engine})
+    return [f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
+            f"passes, {total('checklist_cache_hits')} cache hits, "
+            f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
+            f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
+            f"({models} models)"]
+
+
+def summary_lines(tables: list[Table], verdict: ReleaseVerdict, where: dict[str, Path],
+                  engine: list[dict[str, Any]] | None = None) -> list[str]:
+    lines: list[str] = []
+    for table in tables:
+        if table.name in TERMINAL_TABLES:
+            lines += table_lines(table) + [""]
+    if lines:
+        lines.append("* lower fail rate of a dataset's models (attacks: the more robust); "
+                     "— no result (not selected, or errored); n/a every case filtered out; "
+                     "† not in the seed's table")
+    lines += engine_lines(engine or [])
+    lines.append(verdict.line())
+    lines += [f"{name}: {path}" for name, path in where.items()]
+    return lines

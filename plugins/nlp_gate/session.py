@@ -1,0 +1,258 @@
+"""The run's core, kept in ``config.stash``: everything a pytest run knows that is not
+particular to one kind of item.
+
+Data flow: options -> profile (models) and thresholds -> the registered item kinds' cases
+(pytest items) -> models loaded once per worker -> each kind's verdict -> results.json
+records (handed from xdist workers to the controller) -> reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from argparse import Namespace
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ModelSpec, Profile, load_profile
+from nlp_gate.config.thresholds import Thresholds, load_thresholds
+from nlp_gate.engine.batching import Encodings
+from nlp_gate.engine.predictor import (Classifier, LoadOptions, ModelLoadError,
+                                       load_classifier, worker_index, zoo_location)
+from nlp_gate.kinds import KINDS
+from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.results import ResultStore, package_versions
+
+
+@dataclass(frozen=True)
+class Options:
+    """The run's settings, with every default resolved against pytest's rootdir."""
+
+    rootdir: Path
+    profile: str
+    models_file: Path | None  # None: the packaged profiles
+    thresholds: Path
+    sample: int | None
+    seed: int
+    load: LoadOptions
+    results: Path
+    cache_dir: Path
+    zoo_dir: Path
+    data_dir: Path | None  # offline evaluation sets (accuracy and attack items)
+    # Whether this process runs every item of a model it runs any item of: true without
+    # xdist and under ``--dist loadgroup`` (items carry ``xdist_group(model key)``).  Only
+    # then may a worker predict all of a model's inputs up front.
+    owns_whole_models: bool = True
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Options:
+        opt, root = config.option, config.rootpath
+
+        def ini_path(name: str) -> Path | None:
+            value = config.getini(name)
+            return root / value if value else None
+
+        cache_dir = Path(os.environ.get("NLP_GATE_CACHE", root / ".cache"))
+        cache_file = {None: cache_dir / "predictions.sqlite", "off": None}.get(
+            opt.nlp_prediction_cache, Path(str(opt.nlp_prediction_cache)))
+        return cls(
+            rootdir=root,
+            profile=opt.nlp_profile or config.getini("nlp_gate_profile") or "tiny",
+            models_file=opt.nlp_models_file or ini_path("nlp_gate_models_file"),
+            thresholds=opt.nlp_thresholds or root / "thresholds.yaml",
+            sample=opt.nlp_sample,
+            seed=opt.nlp_seed,
+            load=LoadOptions(device=opt.nlp_device, dtype=opt.nlp_dtype,
+                             batch_size=opt.nlp_batch_size, cache=cache_file,
+                             cache_max_mb=opt.nlp_cache_max_mb),
+            results=opt.nlp_results or root / "reports" / "results.json",
+            cache_dir=cache_dir,
+            zoo_dir=Path(os.environ.get("NLP_GATE_ZOO_DIR", cache_dir / "zoo")),
+            data_dir=opt.nlp_data_dir,
+            owns_whole_models=owns_whole_models(config),
+        )
+
+
+def owns_whole_models(config: pytest.Config) -> bool:
+    """Whether each process runs all items of the models it runs (see ``Options``).
+
+    xdist workers see ``dist="no"`` and the controller's choice in ``loadgroup``, the option
+    xdist sets on every worker to decide whether to group items by ``xdist_group``.
+    """
+    if not hasattr(config, "workerinput"):
+        return True  # the controller runs nothing under xdist; without xdist, everything
+    return bool(getattr(config.option, "loadgroup", False))
+
+
+class Session:
+    def __init__(self, options: Options, option: Namespace) -> None:
+        self.options = options
+        self.results = ResultStore()
+        self.kinds: dict[str, ItemKind[Any]] = {k.name: k(self, option) for k in KINDS}
+        # The selected items' cases, per kind: what to load and what to prefetch.
+        self.selected: dict[str, list[Case]] = {name: [] for name in self.kinds}
+        self.classifiers: dict[str, Classifier] = {}
+        self._zoo_card: dict[str, Any] | None = None
+
+    def kind(self, name: str) -> ItemKind[Any]:
+        return self.kinds[name]
+
+    # -- config ---------------------------------------------------------------------------
+    @cached_property
+    def profile(self) -> Profile:
+        return load_profile(self.options.profile, self.options.models_file)
+
+    @cached_property
+    def thresholds(self) -> Thresholds:
+        return load_thresholds(self.options.thresholds, self.profile.name,
+                               [k.section for k in self.kinds.values()])
+
+    def validate(self) -> None:
+        """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one."""
+        for kind in self.kinds.values():
+            kind.cases()
+            kind.gates
+
+    @cached_property
+    def encodings(self) -> Encodings:
+        """Tokenizations shared by the models of one tokenizer: one pass per suite, for all
+        workers, kept beside the prediction cache (``<cache>.tokens/``) and off with it."""
+        cache = self.options.load.cache
+        return Encodings(directory=cache.with_suffix(".tokens") if cache else None)
+
+    # -- models ---------------------------------------------------------------------------
+    def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
+        specs = list(dict.fromkeys(specs))
+        if any(s.is_zoo for s in specs):
+            from nlp_gate.zoo import ensure_zoo
+
+            ensure_zoo(self.options.zoo_dir)
+        for s in specs:
+            if s.key not in self.classifiers:
+                self.classifiers[s.key] = load_classifier(
+                    s, self.location(s), self.options.load, worker_index(), self.encodings)
+        return self.classifiers
+
+    def __getitem__(self, spec: ModelSpec) -> Classifier:
+        """The loaded model (``Models``): on first use, every model of the selected items
+        is loaded and validated, before any of them predicts."""
+        if spec.key not in self.classifiers:
+            selected = [m for cases in self.selected.values() for c in cases for m in c.models]
+            self.load_models([*selected, spec])
+        return self.classifiers[spec.key]
+
+    def location(self, spec: ModelSpec) -> str:
+        return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
+
+    def zoo_card(self) -> dict[str, Any] | None:
+        """The zoo's ``zoo.json``, read once it exists (the header may come before the build)."""
+        if self._zoo_card is None:
+            path = self.options.zoo_dir / "zoo.json"
+            self._zoo_card = json.loads(path.read_text()) if path.is_file() else None
+        return self._zoo_card
+
+    def zoo_drift(self) -> dict[str, str]:
+        """Zoo models whose built weights are not those the gates were calibrated on.
+
+        The zoo is bit-reproducible only under the CPU numerics its recipe pins; a build
+        elsewhere (another CPU architecture) may train other weights.  Naming that next to a
+        gate miss tells the user the miss may come from the build, not from a regression.
+        Model key -> explanation; empty before the zoo is built or without ``calibrated_on``.
+        """
+        calibrated = self.thresholds.calibrated_on
+        card = self.zoo_card() if calibrated else None
+        if card is None:
+            return {}
+        built = {m["path"]: m["weights_sha256"] for m in card["models"]}
+        drift: dict[str, str] = {}
+        for spec in self.profile.models:
+            path = spec.source.removeprefix("zoo:")
+            want, got = calibrated.get(path), built.get(path)
+            if spec.is_zoo and want and got and not got.startswith(want):
+                drift[spec.key] = (f"zoo model {path} has weights {got[:12]}, but "
+                                   f"{self.options.thresholds.name} was calibrated on {want}")
+        return drift
+
+    def drift_note(self, spec: ModelSpec) -> str:
+        """What to append to a gate miss of a drifted zoo model (empty otherwise)."""
+        drift = self.zoo_drift().get(spec.key)
+        return (f"\nnote: {drift}: this zoo was built with other numerics (README, "
+                "\"Calibrating the tiny gates\"); the miss may come from the build"
+                if drift else "")
+
+    # -- running --------------------------------------------------------------------------
+    def check(self, case: Case, kind: ItemKind[Any]) -> Verdict:
+        """Run one item of ``kind``: its verdict, recorded for results.json."""
+        try:
+            verdict = kind.run(case, self)
+        except ModelLoadError as exc:
+            pytest.fail(f"model refused: {exc}", pytrace=False)
+        if verdict.record is not None:
+            self.results.add(kind.records, case.position, dict(verdict.record))
+        return verdict
+
+    def record_engine_stats(self) -> None:
+        """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
+        for c in self.classifiers.values():
+            extra: dict[str, Any] = {}
+            for kind in self.kinds.values():
+                extra.update(kind.engine_fields(c.spec.key))
+            if not c.unique_inputs and not any(extra.values()):
+                continue  # loaded on this worker, but its items ran on another
+            self.results.add("engine", self.profile.models.index(c.spec), {
+                "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
+                "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
+                "cache_hits": c.cache_hits, "device": c.device, **extra,
+            })
+
+    # -- reporting ------------------------------------------------------------------------
+    def run_metadata(self) -> dict[str, Any]:
+        zoo = self.zoo_card()
+        run: dict[str, Any] = {
+            "profile": self.profile.name,
+            "models_file": str(self.profile.source_file),
+            "models": [
+                {"dataset": m.dataset, "model": m.name, "model_id": m.source,
+                 "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
+                 "labels": list(m.labels), "location": self.location(m)}
+                for m in self.profile.models
+            ],
+            "seed": self.options.seed,
+            "sample": self.options.sample,
+            "thresholds_file": str(self.options.thresholds),
+        }
+        for kind in self.kinds.values():
+            run.update(kind.metadata())
+        run.update({
+            "device": self.options.load.device,
+            "dtype": self.options.load.dtype,
+            "batch_size": self.options.load.batch_size,
+            "packages": package_versions(),
+        })
+        return run
+
+    def report_header(self) -> list[str]:
+        """Enough to reproduce the run: profile, models and revisions, seed, thresholds."""
+        lines = [
+            f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
+            f"seed={self.options.seed} sample={self.options.sample or 'all'} "
+            f"thresholds={self.options.thresholds}",
+        ]
+        for m in self.profile.models:
+            rev = f"@{m.revision}" if m.revision else ""
+            lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+        drift = self.zoo_drift()
+        if drift:
+            lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
+                         "gates were calibrated on; their gate misses may come from this build "
+                         "(README, \"Calibrating the tiny gates\"):")
+            lines += [f"nlp-gate:   {d}" for d in drift.values()]
+        return lines
+
+
+__all__ = ["DEFAULT_MODELS_FILE", "Options", "Session"]

@@ -1,0 +1,213 @@
+"""Build, cache and locate the offline model zoo.
+
+Layout under the zoo root::
+
+    zoo.json                       card: recipe hash, accuracies, versions
+    <dataset>/heldout.jsonl        held-out split the accuracies refer to
+    <dataset>/<family>/            save_pretrained() model + tokenizer
+
+Concurrency: pytest-xdist workers (and CI jobs sharing a cache) may all call
+``ensure_zoo`` at once.  The fast path only reads the card.  Building happens
+under an exclusive file lock next to the root, into a private temporary
+directory that is renamed into place only when complete, so no process ever
+sees a half-built zoo; a process that waited for the lock re-reads the card
+and reuses the zoo the winner built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import shutil
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from filelock import FileLock
+
+from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
+from nlp_gate.zoo.data import DATASETS, write_heldout
+from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe_hash
+
+ZOO_DIR_ENV = "NLP_GATE_ZOO_DIR"
+# Generous: a full build takes ~2 minutes; a waiter should outlast it.
+LOCK_TIMEOUT_S = 30 * 60
+
+
+def default_zoo_root() -> Path:
+    """``$NLP_GATE_ZOO_DIR``, else ``$NLP_GATE_CACHE/zoo``, else ``.cache/zoo`` of the working
+    directory: the repository root, where the pytest plugin's default (``<rootdir>/.cache``)
+    looks for it."""
+    env = os.environ.get(ZOO_DIR_ENV)
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(os.environ.get("NLP_GATE_CACHE", Path.cwd() / ".cache")).resolve() / "zoo"
+
+
+def model_dir(dataset: str, family: str, root: Path | None = None) -> Path:
+    return (root or default_zoo_root()) / dataset / family
+
+
+def _lock_path(root: Path) -> Path:
+    return root.parent / f".{root.name}.lock"
+
+
+def is_current(root: Path, recipe: Recipe = DEFAULT_RECIPE) -> bool:
+    card = read_card(root)
+    return card is not None and card.recipe_hash == recipe_hash(recipe)
+
+
+def _resolve(root: Path | None, recipe: Recipe, datasets: Sequence[str] | None) -> tuple[Path, Recipe]:
+    if datasets is not None:
+        unknown = set(datasets) - set(DATASETS)
+        if unknown:
+            raise ValueError(f"unknown datasets: {sorted(unknown)}")
+        recipe = dataclasses.replace(recipe, datasets=tuple(datasets))
+    return (root or default_zoo_root()).resolve(), recipe
+
+
+def ensure_zoo(
+    root: Path | None = None,
+    recipe: Recipe = DEFAULT_RECIPE,
+    *,
+    datasets: Sequence[str] | None = None,
+    jobs: int | None = None,
+) -> ZooCard:
+    """The zoo at ``root``, built first if missing or built from another recipe."""
+    root, recipe = _resolve(root, recipe, datasets)
+    card = read_card(root)
+    if card is not None and card.recipe_hash == recipe_hash(recipe):
+        return card  # lock-free fast path: a readable card means a complete zoo
+    return build_zoo(root, force=False, recipe=recipe, jobs=jobs)
+
+
+def build_zoo(
+    root: Path | None = None,
+    force: bool = False,
+    recipe: Recipe = DEFAULT_RECIPE,
+    *,
+    datasets: Sequence[str] | None = None,
+    jobs: int | None = None,
+) -> ZooCard:
+    """Build the zoo into ``root`` (unless current and not ``force``)."""
+    root, recipe = _resolve(root, recipe, datasets)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    expected = recipe_hash(recipe)
+    with FileLock(str(_lock_path(root)), timeout=LOCK_TIMEOUT_S):
+        card = read_card(root)
+        if not force and card is not None and card.recipe_hash == expected:
+            return card  # another process built it while we waited
+        _remove_leftovers(root)
+        tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            card = _build_into(tmp, recipe, expected, jobs)
+            _swap_into_place(tmp, root)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return card
+
+
+def _remove_leftovers(root: Path) -> None:
+    """Temp dirs of builds that crashed (we hold the lock, so none is live)."""
+    for pattern in (f".{root.name}.build-*", f".{root.name}.old-*"):
+        for path in root.parent.glob(pattern):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _swap_into_place(tmp: Path, root: Path) -> None:
+    # rename() cannot replace a non-empty directory, so move the old zoo
+    # aside first; the window without a root only sends readers to the lock.
+    old = root.parent / f".{root.name}.old-{os.getpid()}"
+    if root.exists():
+        root.rename(old)
+    tmp.rename(root)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def default_jobs(recipe: Recipe) -> int:
+    # Every worker process pays ~3 s to import torch/transformers, which only
+    # pays off with more than one model per family.
+    if len(recipe.datasets) < 2:
+        return 1
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | None) -> ZooCard:
+    start = time.perf_counter()
+    workdir.mkdir(parents=True)
+    for dataset in recipe.datasets:
+        write_heldout(dataset, workdir)
+    n_jobs = default_jobs(recipe) if jobs is None else jobs
+    base_jobs = [(recipe, family, workdir) for family in recipe.families]
+    # Pair tasks train longest: start them first so the two workers finish together.
+    cost = {"paraphrase": 0, "entailment": 0, "sentiment": 1}
+    model_jobs = [
+        (recipe, dataset, family, workdir)
+        for dataset in sorted(recipe.datasets, key=lambda d: cost[DATASETS[d].task])
+        for family in recipe.families
+    ]
+    with _executor(n_jobs, dict(recipe.cpu_numerics)) as run:
+        # Imported here: it imports torch, transformers and the trainers, which a run that
+        # only checks the zoo is current (every pytest session) need not pay for.
+        from nlp_gate.zoo import pipeline
+
+        bases: list[BaseResult] = run(pipeline.build_base, base_jobs)
+        results: list[ModelResult] = run(pipeline.build_model, model_jobs)
+    shutil.rmtree(workdir / "_base")  # intermediate: folded into every model
+    order = {(d, f): i for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)}
+    results.sort(key=lambda r: order[(r.dataset, r.family)])
+    card = ZooCard(
+        recipe_hash=expected_hash,
+        recipe=recipe.to_json(),
+        versions=library_versions(),
+        models=tuple(results),
+        bases=tuple(bases),
+        build_seconds=round(time.perf_counter() - start, 1),
+        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        build_pid=os.getpid(),
+    )
+    card.write(workdir)  # last: its presence marks the directory complete
+    return card
+
+
+class _executor:
+    """Runs job batches on a spawn-based process pool, ``jobs`` processes wide.
+
+    Always in fresh processes, even for one job: the recipe's ``cpu_numerics`` must be in
+    the environment before torch and MKL initialise, which in the calling process (a pytest
+    worker, say) they already have.  ``spawn`` rather than ``fork``: forking a process that
+    already initialised torch's thread pools can deadlock, and pytest processes have.
+    """
+
+    def __init__(self, jobs: int, env: dict[str, str]) -> None:
+        self.jobs = max(1, jobs)
+        self.env = env
+        self.pool: ProcessPoolExecutor | None = None
+        self._saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]:
+        # Workers are spawned lazily, on submit, and inherit os.environ as it is then:
+        # keep the pins in place until the pool is shut down.
+        self._saved = {name: os.environ.get(name) for name in self.env}
+        os.environ.update(self.env)
+        self.pool = ProcessPoolExecutor(max_workers=self.jobs,
+                                        mp_context=multiprocessing.get_context("spawn"))
+        return self.run
+
+    def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]]) -> list[Any]:
+        assert self.pool is not None
+        futures = [self.pool.submit(fn, *args) for args in argsets]
+        return [future.result() for future in futures]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        for name, value in self._saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

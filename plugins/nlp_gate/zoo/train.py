@@ -1,0 +1,184 @@
+"""Train and evaluate one tiny sequence classifier, deterministically.
+
+Determinism on CPU needs three things, all handled here: a fixed seed for
+every RNG that training touches (init, dropout, batch order), deterministic
+kernels, and a fixed intra-op thread count - float sums are not associative,
+so a different split of a matmul across threads changes the last bits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+from transformers import (
+    AlbertConfig,
+    AlbertForSequenceClassification,
+    BertConfig,
+    BertForSequenceClassification,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from nlp_gate.zoo.data import DatasetSpec, Example
+from nlp_gate.zoo.recipe import Recipe
+
+
+@contextlib.contextmanager
+def deterministic_torch(num_threads: int) -> Iterator[None]:
+    """Pin threads and deterministic kernels, restoring the caller's settings
+    afterwards (the zoo may be built inside a pytest session)."""
+    previous_threads = torch.get_num_threads()
+    previous_det = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(num_threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(previous_det)
+        torch.set_num_threads(previous_threads)
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def build_model(family: str, recipe: Recipe, spec: DatasetSpec, tokenizer: PreTrainedTokenizerBase) -> PreTrainedModel:
+    arch = recipe.arch(family)
+    labels = {
+        "id2label": dict(enumerate(spec.labels)),
+        "label2id": {name: i for i, name in enumerate(spec.labels)},
+        "num_labels": len(spec.labels),
+        "problem_type": "single_label_classification",
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    shape = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": arch.hidden_size,
+        "num_hidden_layers": arch.num_layers,
+        "num_attention_heads": arch.num_heads,
+        "intermediate_size": arch.intermediate_size,
+        "max_position_embeddings": recipe.max_length,
+        "type_vocab_size": 2,
+        "initializer_range": arch.initializer_range,
+    }
+    if family == "bert":
+        bert_config = BertConfig(
+            **shape, **labels,
+            hidden_dropout_prob=arch.dropout, attention_probs_dropout_prob=arch.dropout,
+        )
+        return BertForSequenceClassification(bert_config)
+    if family == "albert":
+        assert arch.embedding_size is not None and arch.embedding_size < arch.hidden_size
+        albert_config = AlbertConfig(
+            **shape, **labels,
+            embedding_size=arch.embedding_size,
+            num_hidden_groups=1,  # one parameter group shared by all layers
+            inner_group_num=1,
+            hidden_dropout_prob=arch.dropout, attention_probs_dropout_prob=arch.dropout,
+            classifier_dropout_prob=0.1,  # albert-base-v2's value; only the head
+            bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id,
+        )
+        return AlbertForSequenceClassification(albert_config)
+    raise ValueError(f"unknown model family {family!r}")
+
+
+Encoded = list[dict[str, list[int]]]
+
+
+def encode(tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example], max_length: int) -> Encoded:
+    if examples and examples[0].is_pair:
+        firsts = [e.text[0] for e in examples]
+        seconds = [e.text[1] for e in examples]
+        enc = tokenizer(firsts, seconds, truncation=True, max_length=max_length)
+    else:
+        enc = tokenizer([str(e.text) for e in examples], truncation=True, max_length=max_length)
+    return [
+        {"input_ids": enc["input_ids"][i], "token_type_ids": enc["token_type_ids"][i]}
+        for i in range(len(examples))
+    ]
+
+
+def collate(rows: Encoded, pad_id: int) -> dict[str, torch.Tensor]:
+    """Pad to the longest row of the batch (not to max_length): most texts
+    are far shorter, and attention cost is quadratic in padded length."""
+    width = max(len(r["input_ids"]) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    types = torch.zeros((len(rows), width), dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        n = len(row["input_ids"])
+        ids[i, :n] = torch.tensor(row["input_ids"])
+        types[i, :n] = torch.tensor(row["token_type_ids"])
+        mask[i, :n] = 1
+    return {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+
+
+def train_model(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[Example],
+    recipe: Recipe,
+    epochs: int,
+    seed: int,
+) -> None:
+    seed_everything(seed)
+    rows = encode(tokenizer, examples, recipe.max_length)
+    labels = torch.tensor([e.label for e in examples])
+    pad_id = int(tokenizer.pad_token_id)
+    steps_per_epoch = math.ceil(len(rows) / recipe.batch_size)
+    total = steps_per_epoch * epochs
+    warmup = max(1, int(total * recipe.warmup_ratio))
+    # No weight decay on biases/LayerNorm, as in the reference BERT recipe.
+    decay = [p for n, p in model.named_parameters() if p.ndim >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.ndim < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=recipe.learning_rate,
+    )
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
+    )
+    order_rng = torch.Generator().manual_seed(seed)
+    model.train()
+    for _ in range(epochs):
+        order = torch.randperm(len(rows), generator=order_rng).tolist()
+        for start in range(0, len(order), recipe.batch_size):
+            idx = order[start : start + recipe.batch_size]
+            batch = collate([rows[i] for i in idx], pad_id)
+            loss = model(**batch, labels=labels[idx]).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+    model.eval()
+
+
+@torch.inference_mode()
+def predict(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example],
+    max_length: int = 64, batch_size: int = 128,
+) -> list[int]:
+    model.eval()
+    rows = encode(tokenizer, examples, max_length)
+    pad_id = int(tokenizer.pad_token_id)
+    predictions: list[int] = []
+    for start in range(0, len(rows), batch_size):
+        logits = model(**collate(rows[start : start + batch_size], pad_id)).logits
+        predictions.extend(logits.argmax(dim=-1).tolist())
+    return predictions
+
+
+def accuracy(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example],
+    max_length: int = 64, batch_size: int = 128,
+) -> float:
+    predictions = predict(model, tokenizer, examples, max_length, batch_size)
+    return sum(int(p == e.label) for p, e in zip(predictions, examples)) / len(examples)
