@@ -9,7 +9,7 @@ Run by hand (never as a timed test)::
     ``TestSuite.run(pred_fn, overwrite=True, seed=1)`` over the decoded release suite, where
     ``pred_fn`` calls a ``transformers`` text-classification pipeline (all scores) on chunks
     of 128 inputs (pairs as ``{"text", "text_pair"}``); binary sentiment models get CheckList's
-    neutral band (``plugins.checklist_run.binary_to_three_class``).  The 2020 pipelines the
+    neutral band (``nlp_gate.kinds.checklist.run.binary_to_three_class``).  The 2020 pipelines the
     seed used ran a list as one padded batch, so each chunk is one batch of 128 by default;
     ``--pipeline-batch-size 1`` is what today's pipeline does with a list and no batch_size.
 (b) ``pytest tests_behavioral -m checklist -n W`` with a fresh prediction cache file (cold),
@@ -45,7 +45,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from fixtures.profiles import ModelSpec, load_profile  # noqa: E402
+from nlp_gate.config.profiles import ModelSpec, load_profile  # noqa: E402
 
 SUITES = ("sentiment", "qqp")  # seed Tables 2 and 3
 CHUNK = 128  # the seed notebook's pipeline chunk
@@ -100,7 +100,7 @@ class NotebookPredictor:
         return np.array(rows).reshape(len(examples), len(self.order))
 
     def __call__(self, examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        from plugins.checklist_run import binary_to_three_class
+        from nlp_gate.kinds.checklist.run import binary_to_three_class
 
         probs = self.probabilities(examples)
         if self.spec.task.suite == "sentiment":
@@ -112,9 +112,9 @@ def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
                   out: Path) -> None:
     import torch
 
-    from fixtures.checklist_release import default_search_dirs, load_suite, locate
-    from fixtures.zoo import ensure_zoo, model_dir
-    from plugins.predictor import cpu_threads
+    from nlp_gate.suites import default_search_dirs, load_suite, locate
+    from nlp_gate.zoo import ensure_zoo, model_dir
+    from nlp_gate.engine.predictor import cpu_threads
 
     ensure_zoo()
     torch.set_num_threads(cpu_threads())  # one process: all cores
@@ -245,14 +245,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         run_reference(specs, args.sample, args.pipeline_batch_size, args.reference_json)
         return
 
-    from fixtures.zoo import ensure_zoo
+    from nlp_gate.zoo import ensure_zoo
 
     ensure_zoo()  # built once, outside every timing
     cores = os.cpu_count() or 1
     device = "cuda" if _cuda_available() else "cpu"
     threads = (f"every core, none oversubscribed ({cores} cores, {device}): reference 1 process x "
                f"{cores} torch threads; suite {args.workers} xdist workers x "
-               f"{max(1, cores // args.workers)} threads (plugins.predictor.cpu_threads)")
+               f"{max(1, cores // args.workers)} threads (nlp_gate.engine.predictor.cpu_threads)")
     print(f"bench_checklist: {len(specs)} models, sample={args.sample or 'all'}, seed=1, "
           f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}")
     print(f"thread policy: {threads}")

@@ -23,5 +23,5 @@ rm -rf "$reports/allure-report"
 NLP_GATE_REPORTS="$reports" npx --no-install allure generate "$reports/allure-results" \
   --config allurerc.mjs
 # The page embeds a Google Analytics snippet; a release report must not phone home.
-"$python" -m plugins.report strip-analytics "$reports/allure-report/index.html"
+"$python" -m nlp_gate.report strip-analytics "$reports/allure-report/index.html"
 echo "allure_html: $reports/allure-report/index.html"

@@ -1,7 +1,7 @@
 """Cross-check the decoded CheckList release suites against CheckList itself on Python 3.7.
 
 Development tool only: the gate never runs or imports this, and Python 3.7 is never a
-runtime dependency.  It exists to show that ``fixtures.checklist_release`` (which decodes
+runtime dependency.  It exists to show that ``nlp_gate.suites`` (which decodes
 the suites on Python 3.11 *without* running their pickled code) gives exactly the same
 per-test verdicts as loading the pickles natively with ``TestSuite.from_file``, which only
 works on the Python 3.6/3.7 they were written for.
@@ -155,7 +155,7 @@ def side_native(suite_dir: Path) -> dict[str, Any]:
 
 def side_decoded(suite_dir: Path) -> dict[str, Any]:
     sys.path.insert(0, str(REPO_ROOT))
-    from fixtures.checklist_release import info_of, load_suite, locate
+    from nlp_gate.suites import info_of, load_suite, locate
 
     result: dict[str, Any] = {"side": "decoded", "python": sys.version, "suites": {}, "index": {}}
     for suite_name, n_classes in SUITES.items():

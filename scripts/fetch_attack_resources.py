@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from plugins.attacks import fetch  # noqa: E402
-from plugins.attacks.resources import Bundle  # noqa: E402
+from nlp_gate.kinds.attacks import fetch  # noqa: E402
+from nlp_gate.kinds.attacks.resources import Bundle  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             done = fetch.fetch(bundle, fetch.needs_of(args.recipe))
             if args.with_data:
-                from plugins.eval_sets import HUB_SPLITS, export
+                from nlp_gate.eval_sets import HUB_SPLITS, export
 
                 done += [str(p) for p in export(bundle.root / "data", list(HUB_SPLITS))]
     except fetch.FetchError as exc:
