@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO as REPO_ROOT
 from tests.conftest import RunGate
 
 ZOO = REPO_ROOT / ".cache" / "zoo"

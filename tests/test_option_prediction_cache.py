@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import REPO as REPO_ROOT
 from tests.conftest import GateRun, RunGate
 
 ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "20")

@@ -16,7 +16,7 @@ import pytest
 from nlp_gate.config import ConfigurationError
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
-from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.report import Reports, terminal_lines, write_reports
 from nlp_gate.session import Options, Session
 
@@ -169,6 +169,23 @@ def nlp_session_fixture(request: pytest.FixtureRequest) -> Session:
     return nlp_session(request.config)
 
 
+@pytest.fixture(autouse=True)
+def _nlp_prepare(request: pytest.FixtureRequest) -> None:
+    """Stop, in its setup, an item whose kind says it cannot run here (e.g. an attack recipe
+    whose resource is missing): a named skip, or an error."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is None:
+        return
+    run = nlp_session(request.config)
+    for kind in run.kinds.values():
+        case = callspec.params.get(kind.argname)
+        verdict = run.prepare(case) if case is not None else None
+        if verdict is not None and verdict.message:
+            if verdict.skip:
+                pytest.skip(verdict.message)
+            pytest.fail(verdict.message, pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def nlp_check(request: pytest.FixtureRequest) -> Check:
     """Run a case of any registered kind as this item: labels, verdict, record, pass/fail."""
@@ -180,7 +197,7 @@ class Check:
         self.session = session
 
     def __call__(self, case: Case) -> Verdict:
-        kind = self.kind_of(case)
+        kind = self.session.kind_of(case)
         labels = kind.labels(case)
         allure.dynamic.parameter(kind.argname, case.id, mode=allure.parameter_mode.HIDDEN)
         if labels is not None:
@@ -191,7 +208,7 @@ class Check:
                 allure.dynamic.parameter(name, value)
             if labels.description:
                 allure.dynamic.description(labels.description)
-        verdict = self.session.check(case, kind)
+        verdict = self.session.check(case)
         for name, value in verdict.parameters.items():
             allure.dynamic.parameter(name, value)
         if verdict.description:
@@ -204,13 +221,6 @@ class Check:
         if verdict.message:
             pytest.fail(f"{case.id}: {verdict.message}", pytrace=False)
         return verdict
-
-    def kind_of(self, case: Case) -> ItemKind[Any]:
-        for kind in self.session.kinds.values():
-            if isinstance(case, kind.case_type):
-                return kind
-        raise TypeError(f"{case!r} is no case of a registered item kind "
-                        f"({', '.join(self.session.kinds)})")
 
 
 # -- results and reports ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -27,6 +27,8 @@ from nlp_gate.engine.predictor import (Classifier, LoadOptions, ModelLoadError,
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.results import ResultStore, package_versions
+
+V = TypeVar("V", Verdict, Verdict | None)
 
 
 @dataclass(frozen=True)
@@ -186,13 +188,28 @@ class Session:
                 if drift else "")
 
     # -- running --------------------------------------------------------------------------
-    def check(self, case: Case, kind: ItemKind[Any]) -> Verdict:
-        """Run one item of ``kind``: its verdict, recorded for results.json."""
+    def kind_of(self, case: Case) -> ItemKind[Any]:
+        for kind in self.kinds.values():
+            if isinstance(case, kind.case_type):
+                return kind
+        raise TypeError(f"{case!r} is no case of a registered item kind ({', '.join(self.kinds)})")
+
+    def prepare(self, case: Case) -> Verdict | None:
+        """The verdict of an item that cannot run (its setup), recorded for results.json."""
+        kind = self.kind_of(case)
+        return self._record(case, kind, kind.prepare(case))
+
+    def check(self, case: Case) -> Verdict:
+        """Run one item: its verdict, recorded for results.json."""
+        kind = self.kind_of(case)
         try:
             verdict = kind.run(case, self)
         except ModelLoadError as exc:
             pytest.fail(f"model refused: {exc}", pytrace=False)
-        if verdict.record is not None:
+        return self._record(case, kind, verdict)
+
+    def _record(self, case: Case, kind: ItemKind[Any], verdict: V) -> V:
+        if verdict is not None and verdict.record is not None:
             self.results.add(kind.records, case.position, dict(verdict.record))
         return verdict
 

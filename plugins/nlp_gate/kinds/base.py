@@ -118,6 +118,11 @@ class ItemKind(ABC, Generic[C]):
         """The parametrization of its argument (``pytest.param`` per case)."""
         return [pytest.param(c, id=c.id, marks=c.marks()) for c in self.cases()]
 
+    def prepare(self, case: C) -> Verdict | None:
+        """A verdict reached in the item's setup, before any model loads: a named skip, or
+        an error (its message verbatim).  None: the item runs."""
+        return None
+
     def labels(self, case: C) -> Labels | None:
         return None
 

@@ -110,12 +110,16 @@ class AttackKind(ItemKind[AttackCase]):
                       {"recipe": f"{recipe.name} ({recipe.class_name})",
                        "dataset": case.model.dataset, "model": case.model.name})
 
+    def prepare(self, case: AttackCase) -> Verdict | None:
+        """Whether the recipe can run here, before any model loads: otherwise a skip naming
+        what is missing or, under --nlp-offline=strict, an error."""
+        problem = self.runner.unavailable(case)
+        return None if problem is None else _stopped(problem)
+
     def run(self, case: AttackCase, models: Models) -> Verdict:
-        # Whether the recipe can run here, before any model loads: otherwise a skip naming
-        # what is missing or, under --nlp-offline=strict, a failure.
-        result = self.runner.unavailable(case) or self.runner.run(case, models[case.model])
-        if isinstance(result, Unavailable):
-            return Verdict(asdict(result.record), result.message, skip=not result.error)
+        result = self.runner.run(case, models[case.model])
+        if isinstance(result, Unavailable):  # found only while running (e.g. no data)
+            return _stopped(result)
         record = result.record
         attachments = []
         if result.examples:
@@ -140,3 +144,7 @@ class AttackKind(ItemKind[AttackCase]):
         over = [r for r in ran if not r["passed"]]
         return [f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
                 f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"]
+
+
+def _stopped(problem: Unavailable) -> Verdict:
+    return Verdict(asdict(problem.record), problem.message, skip=not problem.error)

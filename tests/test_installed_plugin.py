@@ -1,0 +1,118 @@
+"""The package as a user installs it: the plugin comes from its ``pytest11`` entry point, and
+a repository holding only a models file, ``thresholds.yaml`` and ``pytest.ini`` runs the
+released items, with every default (gates, reports, caches) under *its* rootdir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
+from tests.conftest import REPO
+
+SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
+
+
+def _pytest(cwd: Path, *args: str, env: dict[str, str] | None = None,
+            timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_the_plugin_is_registered_through_its_entry_point() -> None:
+    entry = [e for e in metadata.entry_points(group="pytest11") if e.name == "nlp_gate"]
+    assert [e.value for e in entry] == ["nlp_gate.plugin"]
+    dist = metadata.distribution("nlp-gate")
+    files = {str(f) for f in dist.files or ()}
+    assert not any(f.startswith(("plugins/", "fixtures/")) for f in files), \
+        "the wheel ships only the nlp_gate package, no top-level plugins/fixtures"
+
+
+def test_help_and_markers_from_an_empty_directory(tmp_path: Path) -> None:
+    helptext = _pytest(tmp_path, "--help")
+    assert helptext.returncode == 0, helptext.stderr
+    assert "behavioral release gate for NLP classifiers:" in helptext.stdout  # the group
+    for option in ("--nlp-profile", "--nlp-thresholds", "--nlp-results", "--nlp-baseline",
+                   "--nlp-attack-examples", "--nlp-suite-dir", "--nlp-data-dir"):
+        assert option in helptext.stdout
+    assert "nlp_gate_release_suites" in helptext.stdout  # the ini key
+    markers = _pytest(tmp_path, "--markers")
+    assert markers.returncode == 0, markers.stderr
+    for marker in ("fairness", "robustness", "negation", "logic", "checklist", "adversarial",
+                   "accuracy", "regression"):
+        assert f"@pytest.mark.{marker}:" in markers.stdout
+
+
+def test_the_packaged_models_file_ships_in_the_package() -> None:
+    assert DEFAULT_MODELS_FILE.is_file()
+    assert DEFAULT_MODELS_FILE.parent.name == "config"
+    assert "nlp_gate" in DEFAULT_MODELS_FILE.parts
+
+
+@pytest.fixture(scope="module")
+def zoo() -> Path:
+    from nlp_gate.zoo import ensure_zoo
+
+    root = REPO / ".cache" / "zoo"
+    ensure_zoo(root)
+    return root
+
+
+@pytest.fixture
+def user_repo(tmp_path: Path, zoo: Path) -> Path:
+    """A user's repository: two of their own classifiers, their gates, their pytest.ini."""
+    repo = tmp_path / "their-repo"
+    repo.mkdir()
+    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
+    labels = ["negative", "positive"]
+    (repo / "models.yaml").write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"tiny": {
+        "datasets": {"sst2": {"task": "sentiment", "models": {
+            "current": {"id": str(zoo / "sst2" / "bert"), "labels": labels},
+            "next": {"id": str(zoo / "sst2" / "albert"), "labels": labels},
+        }}}}}}))
+    (repo / "thresholds.yaml").write_text(yaml.safe_dump({"profiles": {"tiny": {
+        "checklist": {"default": 100, "capabilities": {"Fairness": 100}},
+        "accuracy": {"min_accuracy": 50},
+    }}}))
+    (repo / "pytest.ini").write_text(
+        "[pytest]\n"
+        "nlp_gate_release_suites = true\n"
+        "nlp_gate_models_file = models.yaml\n"
+        f"addopts = --nlp-suite-dir {SHARED_SUITES}\n")
+    return repo
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_users_repository_runs_the_released_fairness_items(user_repo: Path, zoo: Path,
+                                                             workers: str) -> None:
+    env = {**os.environ, "NLP_GATE_ZOO_DIR": str(zoo)}
+    env.pop("NLP_GATE_CACHE", None)
+    run = _pytest(user_repo, "-m", "fairness and checklist", "--nlp-sample", "20", "-n", workers,
+                  env=env)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "8 passed" in run.stdout  # the 4 sentiment Fairness tests x sst2 x 2 models
+    results = json.loads((user_repo / "reports" / "results.json").read_text())
+    assert {r["capability"] for r in results["records"]} == {"Fairness"}
+    assert {r["model"] for r in results["records"]} == {"current", "next"}
+    assert results["run"]["models_file"] == str(user_repo / "models.yaml")
+    assert results["run"]["thresholds_file"] == str(user_repo / "thresholds.yaml")
+    assert (user_repo / "reports" / "tables").is_dir()
+    assert (user_repo / ".cache" / "predictions.sqlite").is_file()  # its cache, its rootdir
+    assert "release gate PASSED" in run.stdout
+
+
+def test_a_users_repository_gate_miss_fails_the_run(user_repo: Path, zoo: Path) -> None:
+    gates = yaml.safe_load((user_repo / "thresholds.yaml").read_text())
+    gates["profiles"]["tiny"]["checklist"]["capabilities"]["Fairness"] = 0
+    (user_repo / "thresholds.yaml").write_text(yaml.safe_dump(gates))
+    run = _pytest(user_repo, "-m", "fairness and checklist", "--nlp-sample", "20",
+                  env={**os.environ, "NLP_GATE_ZOO_DIR": str(zoo)})
+    assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.stdout[-3000:]
+    assert "exceeds the gate 0.0% (thresholds.yaml: capabilities.Fairness)" in run.stdout
