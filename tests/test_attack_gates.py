@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from nlp_gate.kinds.attacks.gates import AttackGates, AttackKey
 from nlp_gate.config.thresholds import ThresholdsError
+from nlp_gate.kinds.attacks.gates import AttackGates, AttackKey
 
 NAMES = (["textfooler", "iga", "iga-offline"], ["rte"], ["bert", "albert"])
 KEY = AttackKey("iga", "rte", "albert")

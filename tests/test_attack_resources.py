@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from nlp_gate.kinds.attacks import fetch
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry

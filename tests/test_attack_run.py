@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GateRun, RunGate
+from fixtures.gate_run import GateRun, RunGate
 
 RTE_PAIRS = [
     ("The cat sat on the mat while the dog slept in the garden.", "A cat is sitting on a mat.",

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from checklist.test_suite import TestSuite as ChecklistSuite  # pytest must not collect it
+from checklist.test_suite import (
+    TestSuite as ChecklistSuite,  # pytest must not collect it
+)
 from checklist.test_types import DIR, INV, MFT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from nlp_gate import suites as cr
 from nlp_gate.suites import expectations, source, unpickler
 

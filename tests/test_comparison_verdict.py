@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.checklist.run import Outcome
-from nlp_gate.kinds.comparison import ComparisonCase, ComparisonConfig, judge, pair_outcomes
+from nlp_gate.kinds.comparison import (
+    ComparisonCase,
+    ComparisonConfig,
+    judge,
+    pair_outcomes,
+)
 from nlp_gate.stats import PairedCounts
 from nlp_gate.suites.catalog import TestInfo as Info  # "Test*" names would be collected
 

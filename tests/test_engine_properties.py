@@ -16,14 +16,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.zoo import default_zoo_root, ensure_zoo
-from nlp_gate.kinds.checklist.run import examples_of, predict_fn, run_test
-from nlp_gate.engine.prediction_cache import input_key
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
-from nlp_gate.engine.predictor import Classifier, LoadOptions, load_classifier, zoo_location
+from nlp_gate.engine.prediction_cache import input_key
+from nlp_gate.engine.predictor import (
+    Classifier,
+    LoadOptions,
+    load_classifier,
+    zoo_location,
+)
+from nlp_gate.kinds.checklist.run import examples_of, predict_fn, run_test
+from nlp_gate.zoo import default_zoo_root, ensure_zoo
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE, SEED = 30, 1
@@ -238,7 +242,6 @@ def test_pruned_last_layer_predicts_what_the_whole_model_does(
     (nlp_gate/engine/pruning.py): the probabilities of the whole model, padded batches included,
     and a fingerprint of their own."""
     import torch
-
     from nlp_gate.engine import pruning
 
     spec = MODELS[suite]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
-from tests.conftest import REPO
+
+from fixtures.gate_run import REPO
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
@@ -55,14 +55,6 @@ def test_the_packaged_models_file_ships_in_the_package() -> None:
     assert DEFAULT_MODELS_FILE.parent.name == "config"
     assert "nlp_gate" in DEFAULT_MODELS_FILE.parts
 
-
-@pytest.fixture(scope="module")
-def zoo() -> Path:
-    from nlp_gate.zoo import ensure_zoo
-
-    root = REPO / ".cache" / "zoo"
-    ensure_zoo(root)
-    return root
 
 
 @pytest.fixture

@@ -8,22 +8,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
-from nlp_gate.plugin import REPO_ROOT
-from tests.conftest import RunGate
 
-ZOO = REPO_ROOT / ".cache" / "zoo"
+from fixtures.gate_run import RunGate
+
 ARGS = ("-m", "regression and negation", "--nlp-sample", "40")
 SENTIMENT_NEGATION_TESTS = 9
 
-
-@pytest.fixture(scope="module")
-def zoo() -> Path:
-    from nlp_gate.zoo import ensure_zoo
-
-    ensure_zoo(ZOO)
-    return ZOO
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate.plugin import REPO_ROOT
-from tests.conftest import RunGate
-
-ZOO = REPO_ROOT / ".cache" / "zoo"
+from fixtures.gate_run import ZOO, RunGate
 
 
 @pytest.mark.parametrize("workers", [0, 2])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import RunGate
+from fixtures.gate_run import RunGate
 
 
 @pytest.mark.parametrize("workers", [0, 2])

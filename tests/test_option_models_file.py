@@ -8,21 +8,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
-from tests.conftest import REPO as REPO_ROOT
-from tests.conftest import RunGate
 
-ZOO = REPO_ROOT / ".cache" / "zoo"
+from fixtures.gate_run import RunGate
+
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 
-
-@pytest.fixture(scope="module")
-def zoo() -> Path:
-    from nlp_gate.zoo import ensure_zoo
-
-    ensure_zoo(ZOO)
-    return ZOO
 
 
 def _models_file(tmp_path: Path, models: dict) -> Path:

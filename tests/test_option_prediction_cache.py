@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO as REPO_ROOT
-from tests.conftest import GateRun, RunGate
+from fixtures.gate_run import ZOO, GateRun, RunGate
 
 ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "20")
 
@@ -71,7 +70,7 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
 def test_default_location_and_off(run_gate: RunGate, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NLP_GATE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("NLP_GATE_ZOO_DIR", str(REPO_ROOT / ".cache" / "zoo"))  # the built zoo
+    monkeypatch.setenv("NLP_GATE_ZOO_DIR", str(ZOO))  # the built zoo
     default = tmp_path / "cache" / "predictions.sqlite"
 
     first = run_gate(*ARGS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import RunGate
+from fixtures.gate_run import RunGate
 
 
 def test_default_profile_is_tiny_and_header_reproduces_the_run(run_gate: RunGate) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import RunGate
+from fixtures.gate_run import RunGate
 
 FULL_RUN = 38 * 3 * 2 + 53 * 2 * 2  # sentiment x 3 datasets + QQP x 2 datasets, 2 models
 

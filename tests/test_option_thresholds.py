@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import RunGate
+from fixtures.gate_run import RunGate
 
 ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "30")
 

@@ -18,12 +18,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from nlp_gate.config.profiles import ModelSpec, load_profile
-from nlp_gate.zoo import default_zoo_root, ensure_zoo
 from nlp_gate.engine.prediction_cache import PredictionCache, input_key
-from nlp_gate.engine.predictor import (Classifier, LoadOptions, ModelInput, load_classifier,
-                               zoo_location)
+from nlp_gate.engine.predictor import (
+    Classifier,
+    LoadOptions,
+    ModelInput,
+    load_classifier,
+    zoo_location,
+)
+from nlp_gate.zoo import default_zoo_root, ensure_zoo
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Barrier

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
+from nlp_gate.config.thresholds import ThresholdsError
 from nlp_gate.kinds.accuracy import AccuracyGates
 from nlp_gate.kinds.comparison import ComparisonConfig, parse_config
-from nlp_gate.config.thresholds import ThresholdsError
 
 DATASETS = {"sst2", "rte"}
 MODELS = {"bert", "albert"}

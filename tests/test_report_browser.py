@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from nlp_gate.report import write_reports
-from tests.report_data import fabricated_results
+
+from fixtures.report_data import fabricated_results
 
 REPO = Path(__file__).resolve().parent.parent
 SCREENSHOT = REPO / "reports" / "allure-summary.png"

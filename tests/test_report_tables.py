@@ -13,16 +13,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from nlp_gate.report import write_reports
 from nlp_gate.report.allure import CATEGORIES, environment
 from nlp_gate.report.layout import SEED_ROWS
 from nlp_gate.report.render import to_csv, to_html, to_markdown
 from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
 from nlp_gate.report.verdict import verdict
-from tests.conftest import RunGate
-from tests.report_data import ALL_FILTERED, EXTRA_TESTS, fabricated_results
-from tests.report_data import NOT_RUN as NOT_RUN_KEY
+
+from fixtures.gate_run import RunGate
+from fixtures.report_data import ALL_FILTERED, EXTRA_TESTS, fabricated_results
+from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
 
 TEST_COLUMN = 1  # capability, test, [seed_label (CSV only)], then dataset x model
 
@@ -366,7 +366,11 @@ profiles:
 def custom_models_file(tmp_path: Path) -> tuple[Path, Path]:
     """A user's models file: two tiny random BERTs named roberta / distil (no zoo, no hub)."""
     import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+    from transformers import (
+        BertConfig,
+        BertForSequenceClassification,
+        BertTokenizerFast,
+    )
 
     vocab = tmp_path / "vocab.txt"
     words = "the a is was not good bad great movie i it this and but very how can what who".split()

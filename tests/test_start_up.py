@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.conftest import REPO
+from fixtures.gate_run import REPO
 
 HEAVY = ("torch", "transformers", "checklist", "textattack", "scipy", "hypothesis")
 

@@ -19,11 +19,22 @@ from typing import Any, TypeVar
 
 import pytest
 
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ModelSpec, Profile, load_profile
+from nlp_gate.config.profiles import (
+    DEFAULT_MODELS_FILE,
+    ModelSpec,
+    Profile,
+    load_profile,
+)
 from nlp_gate.config.thresholds import Thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
-from nlp_gate.engine.predictor import (Classifier, LoadOptions, ModelLoadError,
-                                       load_classifier, worker_index, zoo_location)
+from nlp_gate.engine.predictor import (
+    Classifier,
+    LoadOptions,
+    ModelLoadError,
+    load_classifier,
+    worker_index,
+    zoo_location,
+)
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.results import ResultStore, package_versions

@@ -31,13 +31,22 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.config.thresholds import (is_number, percent_problems, raise_problems,
-                                        unknown_names)
+from nlp_gate.config.thresholds import (
+    is_number,
+    percent_problems,
+    raise_problems,
+    unknown_names,
+)
 from nlp_gate.kinds.base import ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist import ChecklistKind
 from nlp_gate.kinds.checklist.kind import suite_marks
 from nlp_gate.kinds.checklist.run import Outcome
-from nlp_gate.stats import PairedCounts, benjamini_hochberg, mcnemar_exact, paired_difference
+from nlp_gate.stats import (
+    PairedCounts,
+    benjamini_hochberg,
+    mcnemar_exact,
+    paired_difference,
+)
 from nlp_gate.suites.catalog import TestInfo
 
 XDIST_GROUP = "nlp-comparison"

@@ -16,7 +16,7 @@ from nlp_gate.kinds.attacks.recipes import Recipe
 class AttackCase:
     position: int
     recipe: Recipe
-    model: ModelSpec  # `nlp_models` loads what the selected cases name here
+    model: ModelSpec
 
     @property
     def id(self) -> str:
@@ -24,6 +24,10 @@ class AttackCase:
 
     def __repr__(self) -> str:  # allure and pytest show this
         return self.id
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        return (self.model,)
 
     @property
     def key(self) -> AttackKey:

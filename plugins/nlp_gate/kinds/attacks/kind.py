@@ -19,8 +19,13 @@ from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
 from nlp_gate.kinds.attacks.resources import Bundle
-from nlp_gate.kinds.attacks.run import (SECTION, AttackRunner, AttackSettings, Unavailable,
-                                        format_example)
+from nlp_gate.kinds.attacks.run import (
+    SECTION,
+    AttackRunner,
+    AttackSettings,
+    Unavailable,
+    format_example,
+)
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
 
 DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.engine.predictor import Classifier
+from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split, load_eval_set
 from nlp_gate.kinds.attacks import resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
-from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split, load_eval_set
-from nlp_gate.engine.predictor import Classifier
 
 SECTION = "attacks"
 SHOWN_EXAMPLES = 3  # adversarial examples quoted in a failure message

@@ -20,8 +20,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nlp_gate.config.thresholds import (ThresholdsError, is_percent, percent_problems,
-                                        raise_problems, unknown_names)
+from nlp_gate.config.thresholds import (
+    ThresholdsError,
+    is_percent,
+    percent_problems,
+    raise_problems,
+    unknown_names,
+)
 
 OVERRIDE_KEYS = ("suite", "test", "capability", "dataset", "model")
 

@@ -21,8 +21,13 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
-from nlp_gate.kinds.checklist.run import (Outcome, examples_of, harness_digest, predict_fn,
-                                          run_test)
+from nlp_gate.kinds.checklist.run import (
+    Outcome,
+    examples_of,
+    harness_digest,
+    predict_fn,
+    run_test,
+)
 from nlp_gate.stats import wilson_interval
 from nlp_gate.suites import default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog, TestInfo
