@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 // Gate failures vs infrastructure errors: the same rules the pytest plugin copies into the
 // results folder as categories.json (Allure 2 format; Allure 3 reads those keys too).
 const categories = JSON.parse(
-  readFileSync(new URL("./plugins/report/categories.json", import.meta.url), "utf-8"),
+  readFileSync(new URL("./plugins/nlp_gate/report/categories.json", import.meta.url), "utf-8"),
 );
 
 // The reports folder (scripts/allure_html.sh sets it; the project's tests point it at a tmp dir).
