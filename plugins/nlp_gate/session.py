@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import pytest
 
 from nlp_gate.config.profiles import (
-    DEFAULT_MODELS_FILE,
+    DEFAULT_PROFILE,
     ModelSpec,
     Profile,
     load_profile,
@@ -75,7 +75,7 @@ class Options:
             opt.nlp_prediction_cache, Path(str(opt.nlp_prediction_cache)))
         return cls(
             rootdir=root,
-            profile=opt.nlp_profile or config.getini("nlp_gate_profile") or "tiny",
+            profile=opt.nlp_profile or config.getini("nlp_gate_profile") or DEFAULT_PROFILE,
             models_file=opt.nlp_models_file or ini_path("nlp_gate_models_file"),
             thresholds=opt.nlp_thresholds or root / "thresholds.yaml",
             sample=opt.nlp_sample,
@@ -282,5 +282,3 @@ class Session:
             lines += [f"nlp-gate:   {d}" for d in drift.values()]
         return lines
 
-
-__all__ = ["DEFAULT_MODELS_FILE", "Options", "Session"]
