@@ -9,7 +9,6 @@ records (handed from xdist workers to the controller) -> reports.
 from __future__ import annotations
 
 import json
-import os
 from argparse import Namespace
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from nlp_gate.config.profiles import (
     Profile,
     load_profile,
 )
+from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.thresholds import Thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.predictor import (
@@ -70,8 +70,8 @@ class Options:
             value = config.getini(name)
             return root / value if value else None
 
-        cache_dir = Path(os.environ.get("NLP_GATE_CACHE", root / ".cache"))
-        cache_file = {None: cache_dir / "predictions.sqlite", "off": None}.get(
+        cache = cache_dir(root)
+        cache_file = {None: cache / "predictions.sqlite", "off": None}.get(
             opt.nlp_prediction_cache, Path(str(opt.nlp_prediction_cache)))
         return cls(
             rootdir=root,
@@ -84,8 +84,8 @@ class Options:
                              batch_size=opt.nlp_batch_size, cache=cache_file,
                              cache_max_mb=opt.nlp_cache_max_mb),
             results=opt.nlp_results or root / "reports" / "results.json",
-            cache_dir=cache_dir,
-            zoo_dir=Path(os.environ.get("NLP_GATE_ZOO_DIR", cache_dir / "zoo")),
+            cache_dir=cache,
+            zoo_dir=zoo_dir(root),
             data_dir=opt.nlp_data_dir,
             owns_whole_models=owns_whole_models(config),
         )

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 
 from filelock import FileLock
 
+from nlp_gate.config.paths import zoo_dir
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe_hash
@@ -39,13 +40,9 @@ LOCK_TIMEOUT_S = 30 * 60
 
 
 def default_zoo_root() -> Path:
-    """``$NLP_GATE_ZOO_DIR``, else ``$NLP_GATE_CACHE/zoo``, else ``.cache/zoo`` of the working
-    directory: the repository root, where the pytest plugin's default (``<rootdir>/.cache``)
-    looks for it."""
-    env = os.environ.get(ZOO_DIR_ENV)
-    if env:
-        return Path(env).expanduser().resolve()
-    return Path(os.environ.get("NLP_GATE_CACHE", Path.cwd() / ".cache")).resolve() / "zoo"
+    """The zoo of the working directory (the repository root): where the pytest plugin's
+    default, ``<rootdir>/.cache/zoo``, looks for it; ``$NLP_GATE_ZOO_DIR`` overrides."""
+    return zoo_dir(Path.cwd()).resolve()
 
 
 def model_dir(dataset: str, family: str, root: Path | None = None) -> Path:
