@@ -1,25 +1,95 @@
 #!/usr/bin/env bash
-# Create or reuse the virtual environment at .venv/ (repo root).
-# Idempotent: installs only when requirements.txt or constraints.txt changed since the last
-# install, so a second run installs nothing.
+# Create or reuse the project's virtual environment: .venv/ at the repo root (a contract: the
+# README's commands and scripts use .venv/bin/python). NLP_GATE_VENV names another one (CI keeps
+# its Python 3.13 environment in .venv-py313 so that it never replaces .venv).
+#
+# NLP_GATE_PYTHON chooses the interpreter: python3.11 (the default; the tiny gates were
+# calibrated on 3.11), python3.12 or python3.13, a command name or a path. Any other version is
+# refused. A pyenv shim for a version that pyenv has installed but not selected is resolved to
+# that version's interpreter.
+#
+# One lock for the three versions: constraints.txt (the pins made on 3.11 hold on 3.12 and 3.13
+# as well; the packages only 3.12+ install carry `python_version` markers).
+#
+# Idempotent: a second run installs nothing. The dependencies are installed again only when the
+# interpreter's version, requirements.txt or the lock changed; the project itself (editable,
+# without dependencies) only when those or pyproject.toml changed.
+#
+# An existing environment made by another Python minor version than the one asked for is
+# removed and created anew, with a message: a venv cannot change interpreter, and a run must
+# use the Python it was asked for (switching back and forth therefore reinstalls; use
+# NLP_GATE_VENV to keep one environment per version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${NLP_GATE_PYTHON:-python3.11}
-if ! command -v "$PY" >/dev/null 2>&1; then
-  echo "setup: $PY not found; install Python 3.11 or set NLP_GATE_PYTHON" >&2
+asked=$PY
+VENV=${NLP_GATE_VENV:-.venv}
+LOCK=constraints.txt
+SUPPORTED="3.11 3.12 3.13"
+
+# The interpreter's X.Y, or nothing when it does not run.
+py_version() {
+  "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true
+}
+
+ver=$(py_version "$PY")
+if [ -z "$ver" ] && [[ $PY =~ ^python(3\.[0-9]+)$ ]]; then
+  # A pyenv shim answers "command not found" for a version pyenv has but has not selected:
+  # take that version's own interpreter (the newest patch release installed).
+  want_minor=${BASH_REMATCH[1]}
+  root=${PYENV_ROOT:-$HOME/.pyenv}
+  for cand in $(ls -d "$root"/versions/"$want_minor".*/bin/"$PY" 2>/dev/null | sort -V -r); do
+    if [ -n "$(py_version "$cand")" ]; then PY=$cand; ver=$(py_version "$cand"); break; fi
+  done
+fi
+if [ -z "$ver" ]; then
+  echo "setup: cannot run NLP_GATE_PYTHON=$asked; install Python 3.11, 3.12 or 3.13" \
+       "or point NLP_GATE_PYTHON at one" >&2
   exit 1
 fi
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
+case " $SUPPORTED " in
+  *" $ver "*) ;;
+  *) echo "setup: NLP_GATE_PYTHON=$asked is Python $ver; nlp-gate supports Python 3.11, 3.12" \
+          "and 3.13 (requires-python in pyproject.toml): set NLP_GATE_PYTHON to one of them" >&2
+     exit 1 ;;
+esac
+
+if [ -e "$VENV" ]; then
+  have=$(py_version "$VENV/bin/python")
+  if [ "$have" != "$ver" ]; then
+    if [ -n "$have" ]; then what="a Python $have environment"; else what="not a working environment"; fi
+    echo "setup: $VENV is $what; Python $ver was asked for (NLP_GATE_PYTHON=$asked):" \
+         "removing it and creating it anew"
+    rm -rf "$VENV"
+  fi
 fi
-stamp=.venv/.nlp-gate-pins
-want=$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: installing pinned dependencies into .venv (constraints.txt)"
-  .venv/bin/python -m pip install --disable-pip-version-check -q \
-    -r requirements.txt -c constraints.txt
-  echo "$want" > "$stamp"
-else
-  echo "setup: .venv is up to date"
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setup: creating $VENV with Python $ver ($PY)"
+  "$PY" -m venv "$VENV"
+fi
+
+pins_stamp=$VENV/.nlp-gate-pins
+project_stamp=$VENV/.nlp-gate-project
+pins=$( (echo "python $ver"; cat requirements.txt "$LOCK") | sha256sum | cut -d' ' -f1)
+project=$( (echo "$pins"; cat pyproject.toml) | sha256sum | cut -d' ' -f1)
+uptodate=1
+if [ "$(cat "$pins_stamp" 2>/dev/null)" != "$pins" ]; then
+  uptodate=0
+  echo "setup: installing pinned dependencies into $VENV (Python $ver, $LOCK)"
+  rm -f "$project_stamp"
+  # setuptools (pinned in the lock) builds the editable install below without build isolation.
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q \
+    -r requirements.txt -c "$LOCK" setuptools
+  echo "$pins" > "$pins_stamp"
+fi
+if [ "$(cat "$project_stamp" 2>/dev/null)" != "$project" ]; then
+  uptodate=0
+  echo "setup: installing nlp-gate itself into $VENV (editable, no dependencies)"
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q \
+    --no-deps --no-build-isolation -e .
+  echo "$project" > "$project_stamp"
+fi
+if [ "$uptodate" = 1 ]; then
+  echo "setup: $VENV is up to date (Python $ver)"
 fi
