@@ -26,7 +26,7 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
-from nlp_gate.kinds.base import ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.stats import wilson_interval
 
 GATE_KEYS = ("min_accuracy", "datasets", "overrides")
@@ -34,20 +34,13 @@ OVERRIDE_KEYS = ("dataset", "model")
 
 
 @dataclass(frozen=True, repr=False)
-class AccuracyCase:
+class AccuracyCase(OneModel):
     position: int
     model: ModelSpec
 
     @property
     def id(self) -> str:
         return f"accuracy/{self.model.dataset}/{self.model.name}"
-
-    @property
-    def models(self) -> tuple[ModelSpec, ...]:
-        return (self.model,)
-
-    def __repr__(self) -> str:
-        return self.id
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # Same group as the model's CheckList items: the worker that holds it measures it.

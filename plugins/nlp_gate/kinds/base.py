@@ -44,6 +44,20 @@ class Case(Protocol):
     def marks(self) -> list[pytest.MarkDecorator]: ...
 
 
+class OneModel:
+    """What a case on a single model (``model``) shares: its ``models`` and its repr."""
+
+    model: ModelSpec
+    id: str  # the case's property
+
+    def __repr__(self) -> str:  # allure and pytest show this
+        return self.id
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        return (self.model,)
+
+
 class Models(Protocol):
     """The loaded models of the run, by spec; loading happens on first access."""
 

@@ -10,10 +10,11 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec, Profile
 from nlp_gate.kinds.attacks.gates import AttackKey
 from nlp_gate.kinds.attacks.recipes import Recipe
+from nlp_gate.kinds.base import OneModel
 
 
 @dataclass(frozen=True, repr=False)
-class AttackCase:
+class AttackCase(OneModel):
     position: int
     recipe: Recipe
     model: ModelSpec
@@ -21,13 +22,6 @@ class AttackCase:
     @property
     def id(self) -> str:
         return f"{self.recipe.name}/{self.model.dataset}/{self.model.name}"
-
-    def __repr__(self) -> str:  # allure and pytest show this
-        return self.id
-
-    @property
-    def models(self) -> tuple[ModelSpec, ...]:
-        return (self.model,)
 
     @property
     def key(self) -> AttackKey:

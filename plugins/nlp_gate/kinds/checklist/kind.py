@@ -19,7 +19,7 @@ import pytest
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
-from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
 from nlp_gate.kinds.checklist.run import (
     Outcome,
@@ -53,7 +53,7 @@ def suite_marks(info: TestInfo) -> list[pytest.MarkDecorator]:
 
 
 @dataclass(frozen=True, repr=False)
-class ChecklistCase:
+class ChecklistCase(OneModel):
     """One pytest item: a CheckList test on one dataset's model."""
 
     position: int
@@ -63,13 +63,6 @@ class ChecklistCase:
     @property
     def id(self) -> str:
         return f"{self.info.suite}/{self.info.name}/{self.model.dataset}/{self.model.name}"
-
-    def __repr__(self) -> str:  # allure and pytest show this
-        return self.id
-
-    @property
-    def models(self) -> tuple[ModelSpec, ...]:
-        return (self.model,)
 
     @property
     def key(self) -> GateKey:
