@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -27,6 +27,7 @@ from nlp_gate.config.profiles import (
 from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.thresholds import Thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
+from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.predictor import (
     Classifier,
     LoadOptions,
@@ -38,9 +39,6 @@ from nlp_gate.engine.predictor import (
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.results import ResultStore, package_versions
-
-V = TypeVar("V", Verdict, Verdict | None)
-
 
 @dataclass(frozen=True)
 class Options:
@@ -110,6 +108,7 @@ class Session:
         # The selected items' cases, per kind: what to load and what to prefetch.
         self.selected: dict[str, list[Case]] = {name: [] for name in self.kinds}
         self.classifiers: dict[str, Classifier] = {}
+        self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
         self._zoo_card: dict[str, Any] | None = None
 
     def kind(self, name: str) -> ItemKind[Any]:
@@ -158,6 +157,18 @@ class Session:
             selected = [m for cases in self.selected.values() for c in cases for m in c.models]
             self.load_models([*selected, spec])
         return self.classifiers[spec.key]
+
+    def eval_set(self, spec: ModelSpec) -> EvalSet | EvalDataMissing:
+        """The model's evaluation split (accuracy and attack items), or why there is none;
+        read once per dataset and source."""
+        key = f"{spec.dataset}:{'zoo' if spec.is_zoo else 'hub'}"
+        if key not in self._eval_sets:
+            try:
+                self._eval_sets[key] = load_eval_set(spec, self.options.data_dir,
+                                                     self.options.zoo_dir)
+            except EvalDataMissing as exc:
+                self._eval_sets[key] = exc
+        return self._eval_sets[key]
 
     def location(self, spec: ModelSpec) -> str:
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
@@ -208,7 +219,10 @@ class Session:
     def prepare(self, case: Case) -> Verdict | None:
         """The verdict of an item that cannot run (its setup), recorded for results.json."""
         kind = self.kind_of(case)
-        return self._record(case, kind, kind.prepare(case))
+        verdict = kind.prepare(case)
+        if verdict is not None:
+            self._record(case, kind, verdict)
+        return verdict
 
     def check(self, case: Case) -> Verdict:
         """Run one item: its verdict, recorded for results.json."""
@@ -217,12 +231,12 @@ class Session:
             verdict = kind.run(case, self)
         except ModelLoadError as exc:
             pytest.fail(f"model refused: {exc}", pytrace=False)
-        return self._record(case, kind, verdict)
-
-    def _record(self, case: Case, kind: ItemKind[Any], verdict: V) -> V:
-        if verdict is not None and verdict.record is not None:
-            self.results.add(kind.records, case.position, dict(verdict.record))
+        self._record(case, kind, verdict)
         return verdict
+
+    def _record(self, case: Case, kind: ItemKind[Any], verdict: Verdict) -> None:
+        if verdict.record is not None:
+            self.results.add(kind.records, case.position, dict(verdict.record))
 
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""

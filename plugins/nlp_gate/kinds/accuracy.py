@@ -25,7 +25,7 @@ import pytest
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
-from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
+from nlp_gate.eval_sets import EvalDataMissing
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.stats import wilson_interval
 
@@ -110,7 +110,7 @@ class AccuracyRecord:
 
 
 class AccuracyKind(ItemKind[AccuracyCase]):
-    """Per-process state of the accuracy items: gates, and each dataset's examples, read once."""
+    """Table 1: one item per model of the profile, on its evaluation split."""
 
     name = "accuracy"
     argname = "accuracy_case"
@@ -118,10 +118,6 @@ class AccuracyKind(ItemKind[AccuracyCase]):
     records = "accuracy"
     case_type = AccuracyCase
     markers = {"accuracy": "Table 1 accuracy item (one per model)"}
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> AccuracyGates:
         profile = self.session.profile
@@ -134,22 +130,11 @@ class AccuracyKind(ItemKind[AccuracyCase]):
         return Labels("accuracy", case.model.dataset, case.model.name,
                       {"dataset": case.model.dataset, "model": case.model.name})
 
-    def eval_set(self, spec: ModelSpec) -> EvalSet | EvalDataMissing:
-        """The model's evaluation set, or why there is none (read once per dataset and source)."""
-        key = f"{spec.dataset}:{'zoo' if spec.is_zoo else 'hub'}"
-        if key not in self._eval_sets:
-            try:
-                self._eval_sets[key] = load_eval_set(spec, self.session.options.data_dir,
-                                                     self.session.options.zoo_dir)
-            except EvalDataMissing as exc:
-                self._eval_sets[key] = exc
-        return self._eval_sets[key]
-
     def run(self, case: AccuracyCase, models: Models) -> Verdict:
         """Score the model and judge it against its gate."""
         # The data first: on a machine without the hub, say which data set is missing and how
         # to provide it, even when the models cannot be loaded either.
-        data = self.eval_set(case.model)
+        data = self.session.eval_set(case.model)
         if isinstance(data, EvalDataMissing):
             return Verdict(None, str(data))
         predicted = models[case.model].predict_proba(data.inputs).argmax(axis=1)

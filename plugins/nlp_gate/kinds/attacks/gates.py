@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nlp_gate.config.thresholds import ThresholdsError
+from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 
 # gate key -> (metric in the record, direction)
 METRICS: dict[str, tuple[str, str]] = {
@@ -105,8 +105,7 @@ class AttackGates:
                         problems += _unknown(f"overrides[{i}] {k}", [rule[k]], valid[k])
         for where, rule in rules:
             problems += _check_rule(where, rule, allow=OVERRIDE_KEYS if "[" in where else ())
-        if problems:
-            raise ThresholdsError(f"{self.where}:\n  " + "\n  ".join(problems))
+        raise_problems(self.where, problems)
 
 
 def thresholds_record(gates: list[AttackGate]) -> dict[str, float] | None:
@@ -123,15 +122,10 @@ def _check_rule(where: str, rule: Any, allow: tuple[str, ...]) -> list[str]:
                         f"{', '.join([*METRICS, *allow])}")
     if allow and not set(rule) & set(METRICS):
         problems.append(f"attacks.{where}: names no gate ({', '.join(METRICS)})")
-    for metric in set(rule) & set(METRICS):
-        value = rule[metric]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
-            problems.append(f"attacks.{where}.{metric} must be a percentage in [0, 100], "
-                            f"got {value!r}")
+    for metric in sorted(set(rule) & set(METRICS)):
+        problems += percent_problems(f"attacks.{where}.{metric}", [rule[metric]])
     return problems
 
 
 def _unknown(what: str, given: Iterable[str], valid: Iterable[str]) -> list[str]:
-    valid = set(valid)
-    return [f"attacks: unknown {what} {name!r}; valid: {', '.join(sorted(valid))}"
-            for name in given if name not in valid]
+    return [f"attacks: {problem}" for problem in unknown_names(what, given, valid)]

@@ -87,9 +87,8 @@ class AttackKind(ItemKind[AttackCase]):
             examples=opt.nlp_attack_examples, seed=opt.nlp_attack_seed,
             query_budget=opt.nlp_attack_query_budget or None,
             batch_size=opt.nlp_attack_batch_size, strict=opt.nlp_offline == "strict")
-        options = self.session.options
-        return AttackRunner(settings, self.bundle, self.gates, options.zoo_dir,
-                            options.data_dir, self.reports_dir)
+        return AttackRunner(settings, self.bundle, self.gates, self.session.eval_set,
+                            self.reports_dir)
 
     def datasets(self) -> list[str]:
         """The datasets to attack."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
-from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split, load_eval_set
+from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
 from nlp_gate.kinds.attacks import resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
@@ -86,15 +86,13 @@ class AttackVerdict:
 
 class AttackRunner:
     def __init__(self, settings: AttackSettings, bundle: Bundle, gates: AttackGates,
-                 zoo_dir: Path, data_dir: Path | None, reports_dir: Path) -> None:
+                 eval_set: Callable[[ModelSpec], EvalSet | EvalDataMissing],
+                 reports_dir: Path) -> None:
         self.settings = settings
         self.bundle = bundle
         self.gates = gates
-        self.zoo_dir = zoo_dir
-        self.data_dir = data_dir  # --nlp-data-dir: evaluation splits saved for offline use
+        self.eval_set = eval_set  # the session's: read once per dataset for every kind
         self.reports_dir = reports_dir
-        # Per model: its evaluation set, or why there is none (asked once, not per recipe).
-        self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
 
     # -- availability ---------------------------------------------------------------------
     def unavailable(self, case: AttackCase) -> Unavailable | None:
@@ -122,7 +120,7 @@ class AttackRunner:
         textattack = resources.import_textattack(self.bundle)
         from nlp_gate.kinds.attacks.wrapper import ClassifierWrapper
 
-        examples = self._eval_set(case.model)
+        examples = self.eval_set(case.model)
         if isinstance(examples, EvalDataMissing):  # e.g. GLUE RTE for the paper profile, offline
             return Unavailable(str(examples), True, self._base(case, "error", str(examples)))
         start = time.perf_counter()
@@ -151,14 +149,6 @@ class AttackRunner:
         message = _judge(case, record, gates, shown)
         record.passed = message is None
         return AttackVerdict(record, shown, log.read_text() if log.exists() else "", message)
-
-    def _eval_set(self, spec: ModelSpec) -> EvalSet | EvalDataMissing:
-        if spec.key not in self._eval_sets:
-            try:
-                self._eval_sets[spec.key] = load_eval_set(spec, self.data_dir, self.zoo_dir)
-            except EvalDataMissing as exc:
-                self._eval_sets[spec.key] = exc
-        return self._eval_sets[spec.key]
 
     def _build(self, case: AttackCase, wrapper: Any) -> tuple[Any, list[Any]]:
         recipe = case.recipe
