@@ -72,7 +72,8 @@ def engine(base: Classifier, batch_size: int) -> Classifier:
 
 
 def verdict(suite: Any, suite_name: str, test_name: str, classifier: Classifier) -> tuple:
-    outcome = run_test(suite.tests[test_name], predict_fn(classifier, suite_name), SAMPLE, SEED)
+    fn = predict_fn(classifier, neutral_band=suite_name == "sentiment")
+    outcome = run_test(suite.tests[test_name], fn, SAMPLE, SEED)
     # Everything but the readable failing examples (they print confidences rounded).
     return (outcome.n_cases, outcome.n_failed, outcome.fail_rate, outcome.case_index,
             outcome.passed)

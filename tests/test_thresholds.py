@@ -16,6 +16,7 @@ UNIVERSE = Universe(
            "qqp": {"Typos": "Robustness"}},
     datasets=frozenset({"sst2", "qqp"}),
     models=frozenset({"bert", "albert"}),
+    capabilities=frozenset({"Robustness", "Fairness"}),
 )
 
 

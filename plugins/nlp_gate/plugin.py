@@ -67,6 +67,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # CheckList's viewer (imported with its Editor and test types) uses a deprecated IPython
+    # import: noise in every run that builds native tests, nothing a user can act on.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning")
     for kind in KINDS:
         for name, doc in kind.markers.items():
             config.addinivalue_line("markers", f"{name}: {doc}")
@@ -143,7 +147,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for kind in nlp_session(metafunc.config).kinds.values():
         if kind.argname in metafunc.fixturenames:
             try:
-                params = kind.params()
+                params = kind.params_for(metafunc.function)
                 kind.gates  # validate its gates before anything runs
             except ConfigurationError as exc:
                 raise pytest.UsageError(str(exc)) from exc
@@ -152,13 +156,24 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Remember the selected cases: models to load and inputs to prefetch come from them."""
-    run = nlp_session(session.config)
+    config = session.config
+    run = nlp_session(config)
     for item in session.items:
         params = getattr(item, "callspec", None)
         for kind in run.kinds.values():
             case = params.params.get(kind.argname) if params else None
-            if case is not None:
-                run.selected[kind.name].append(case)
+            if case is not None:  # a kind may parametrize another's cases (native comparisons)
+                run.selected[run.kind_of(case).name].append(case)
+    if config.args_source != pytest.Config.ArgsSource.ARGS and runs_behavioral_suite(config):
+        # A run of the whole suite has seen every native test: the gates may name no other.
+        try:
+            run.validate_collected()
+        except ConfigurationError as exc:
+            if not hasattr(config, "workerinput"):
+                raise pytest.UsageError(str(exc)) from exc
+            # Under xdist only workers collect, and a worker cannot stop the run with a usage
+            # error: each gated item errors in its setup with the message instead.
+            run.configuration_problem = f"configuration error: {exc}"
 
 
 # -- fixtures -------------------------------------------------------------------------------

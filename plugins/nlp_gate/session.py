@@ -110,6 +110,8 @@ class Session:
         self.classifiers: dict[str, Classifier] = {}
         self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
         self._zoo_card: dict[str, Any] | None = None
+        # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
+        self.configuration_problem: str | None = None
 
     def kind(self, name: str) -> ItemKind[Any]:
         return self.kinds[name]
@@ -129,6 +131,11 @@ class Session:
         for kind in self.kinds.values():
             kind.cases()
             kind.gates
+
+    def validate_collected(self) -> None:
+        """After collection: what only the collected tests tell (native tests' names)."""
+        for kind in self.kinds.values():
+            kind.validate_collected()
 
     @cached_property
     def encodings(self) -> Encodings:
@@ -219,6 +226,8 @@ class Session:
     def prepare(self, case: Case) -> Verdict | None:
         """The verdict of an item that cannot run (its setup), recorded for results.json."""
         kind = self.kind_of(case)
+        if self.configuration_problem:
+            return Verdict(None, self.configuration_problem)
         verdict = kind.prepare(case)
         if verdict is not None:
             self._record(case, kind, verdict)

@@ -13,5 +13,7 @@ from nlp_gate.kinds.attacks.kind import AttackKind
 from nlp_gate.kinds.base import ItemKind
 from nlp_gate.kinds.checklist import ChecklistKind
 from nlp_gate.kinds.comparison import ComparisonKind
+from nlp_gate.kinds.native import NativeKind
 
-KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, AccuracyKind, ComparisonKind, AttackKind)
+KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, NativeKind, AccuracyKind, ComparisonKind,
+                                     AttackKind)

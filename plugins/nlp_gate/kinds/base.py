@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from argparse import Namespace
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -131,9 +131,14 @@ class ItemKind(ABC, Generic[C]):
     def cases(self) -> list[C]:
         """Every case of the run's configuration; validates what they depend on."""
 
-    def params(self) -> list[Any]:
-        """The parametrization of its argument (``pytest.param`` per case)."""
+    def params_for(self, function: Callable[..., Any]) -> list[Any]:
+        """The parametrization of its argument in ``function`` (``pytest.param`` per case);
+        most kinds give every test function that asks for it all their cases."""
         return [pytest.param(c, id=c.id, marks=c.marks()) for c in self.cases()]
+
+    def validate_collected(self) -> None:
+        """After collection, check what only the collected test modules tell; raise a
+        ``ConfigurationError``."""
 
     def prepare(self, case: C) -> Verdict | None:
         """A verdict reached in the item's setup, before any model loads: a named skip, or

@@ -24,7 +24,7 @@ xdist group, so that happens once, on one worker.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ from nlp_gate.config.thresholds import (
 )
 from nlp_gate.kinds.base import ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist import ChecklistKind
-from nlp_gate.kinds.checklist.kind import suite_marks
+from nlp_gate.kinds.checklist.kind import CAPABILITIES, suite_marks
 from nlp_gate.kinds.checklist.run import Outcome
 from nlp_gate.stats import (
     PairedCounts,
@@ -113,6 +113,7 @@ class ComparisonCase:
     info: TestInfo
     model: ModelSpec  # the candidate
     baseline: ModelSpec
+    source: str = "checklist"  # the kind whose outcomes it pairs: checklist or native
 
     @property
     def models(self) -> tuple[ModelSpec, ...]:
@@ -128,13 +129,14 @@ class ComparisonCase:
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # BH needs every comparison of the run: keep them on one worker, computed once.
-        return [pytest.mark.regression, *suite_marks(self.info),
+        return [pytest.mark.regression, *suite_marks(self.info, self.model.task.name),
                 pytest.mark.xdist_group(XDIST_GROUP)]
 
 
 @dataclass(frozen=True)
 class ComparisonRecord:
     suite: str
+    task: str
     capability: str
     test: str
     type: str
@@ -184,43 +186,46 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         super().__init__(*args)
         self._done: dict[str, Comparison] = {}
 
-    @property
-    def checklist(self) -> ChecklistKind:
-        """Comparisons pair the CheckList kind's outcomes (and share them with its items)."""
-        kind = self.session.kind(ChecklistKind.name)
+    def source(self, case: ComparisonCase) -> ChecklistKind:
+        """The kind whose outcomes the case pairs (and shares with that kind's items)."""
+        kind = self.session.kind(case.source)
         assert isinstance(kind, ChecklistKind)
         return kind
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ComparisonConfig | None:
-        checklist = self.checklist
-        capabilities = {t.capability for s in checklist.suites for t in checklist.catalog.index(s)}
         return parse_config(section, self.option.nlp_baseline, self.option.nlp_candidate,
-                            set(self.session.profile.model_names), capabilities, where)
+                            set(self.session.profile.model_names), set(CAPABILITIES), where)
 
-    def cases(self) -> list[ComparisonCase]:
-        """Suite test x dataset where the profile has both models, in the seed tables' order."""
+    def pairs(self, specs: list[ModelSpec]) -> list[tuple[ModelSpec, ModelSpec]]:
+        """(candidate, baseline) per dataset of ``specs`` that has both; none unconfigured."""
         config, profile = self.gates, self.session.profile
         if config is None:
             return []
+        names = {(s.dataset, s.name) for s in specs}
+        return [(profile.get(d, config.candidate), profile.get(d, config.baseline))
+                for d in dict.fromkeys(s.dataset for s in specs)
+                if {(d, config.candidate), (d, config.baseline)} <= names]
+
+    def cases(self) -> list[ComparisonCase]:
+        """Released suite test x dataset where the profile has both models, in the seed
+        tables' order.  (Native tests' comparisons are parametrized with the native test.)"""
+        checklist = self.session.kind(ChecklistKind.name)
+        assert isinstance(checklist, ChecklistKind)
         cases: list[ComparisonCase] = []
-        for suite in self.checklist.suites:
-            specs = profile.for_suite(suite)
-            names = {(s.dataset, s.name) for s in specs}
-            pairs = [(profile.get(d, config.candidate), profile.get(d, config.baseline))
-                     for d in dict.fromkeys(s.dataset for s in specs)
-                     if {(d, config.candidate), (d, config.baseline)} <= names]
-            for info in self.checklist.catalog.index(suite):
+        for suite in checklist.suites:
+            pairs = self.pairs(self.session.profile.for_suite(suite))
+            for info in checklist.catalog.index(suite):
                 cases += [ComparisonCase(len(cases), info, c, b) for c, b in pairs]
         return cases
 
-    def params(self) -> list[Any]:
+    def params_for(self, function: Callable[..., Any]) -> list[Any]:
         if self.gates is None:  # say why `-m regression` runs nothing, instead of "deselected"
             return [pytest.param(None, id="not-configured", marks=[
                 pytest.mark.regression, pytest.mark.skip(
                     reason="no baseline/candidate declared: pass --nlp-baseline and "
                            "--nlp-candidate or add them to the comparison section of "
                            "thresholds.yaml")])]
-        return super().params()
+        return super().params_for(function)
 
     def labels(self, case: ComparisonCase) -> Labels:
         return Labels(f"{case.info.suite} regression", case.info.capability, case.info.name,
@@ -243,7 +248,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         self._prefetch(cases, models)
         paired: list[tuple[list[int], PairedCounts, tuple[int, int]]] = []
         for case in cases:
-            cand, base = (self.checklist.outcome(case.info, models[spec])[0]
+            cand, base = (self.source(case).outcome(case.info, models[spec])[0]
                           for spec in (case.model, case.baseline))
             paired.append((*pair_outcomes(cand, base), (cand.n_cases, base.n_cases)))
         tested = [i for i, (_, counts, _) in enumerate(paired) if counts.n]
@@ -259,9 +264,10 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         tests whose outcome a CheckList item (on any worker) or an earlier run stored."""
         inputs: dict[ModelSpec, list[Any]] = {}
         for case in cases:
-            examples = self.checklist.examples(case.info)
+            source = self.source(case)
+            examples = source.examples(case.info)
             for spec in (case.model, case.baseline):
-                if self.checklist.stored_outcome(case.info, models[spec]) is None:
+                if source.stored_outcome(case.info, models[spec]) is None:
                     inputs.setdefault(spec, []).extend(examples)
         for spec, examples in inputs.items():
             models[spec].predict_proba(examples)
@@ -291,8 +297,9 @@ def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
     tolerance, source = config.tolerance(case.info.capability)
     cand, base = case.model.name, case.baseline.name
     record = dict(
-        suite=case.info.suite, capability=case.info.capability, test=case.info.name,
-        type=case.info.type, dataset=case.model.dataset, baseline=base, candidate=cand,
+        suite=case.info.suite, task=case.model.task.name, capability=case.info.capability,
+        test=case.info.name, type=case.info.type, dataset=case.model.dataset, baseline=base,
+        candidate=cand,
         n_cases=counts.n, worse=counts.worse, better=counts.better, p_value=p_value,
         p_adjusted=p_adjusted, alpha=config.alpha, tolerance=tolerance)
     if counts.n == 0 or p_adjusted is None:

@@ -23,6 +23,7 @@ from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, 
 from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
 from nlp_gate.kinds.checklist.run import (
     Outcome,
+    PredictFn,
     examples_of,
     harness_digest,
     predict_fn,
@@ -32,8 +33,10 @@ from nlp_gate.stats import wilson_interval
 from nlp_gate.suites import default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog, TestInfo
 
-CAPABILITY_MARKERS = ("vocabulary", "taxonomy", "robustness", "ner", "fairness", "temporal",
-                      "negation", "coref", "srl", "logic")
+# CheckList's capabilities, as its suites name them; each is a marker (lower case).
+CAPABILITIES = ("Vocabulary", "Taxonomy", "Robustness", "NER", "Fairness", "Temporal",
+                "Negation", "Coref", "SRL", "Logic")
+CAPABILITY_MARKERS = tuple(c.lower() for c in CAPABILITIES)
 TYPE_MARKERS = ("mft", "inv", "dir")
 
 
@@ -45,11 +48,24 @@ def capability_marker(capability: str) -> str:
     return name
 
 
-def suite_marks(info: TestInfo) -> list[pytest.MarkDecorator]:
-    """The suite, capability and type markers of a CheckList test's items."""
-    return [getattr(pytest.mark, info.suite),
-            getattr(pytest.mark, capability_marker(info.capability)),
-            getattr(pytest.mark, info.type)]
+# Task markers (``-m "fairness and entailment"``); a released suite's marker names its suite.
+TASK_MARKERS = {"sentiment": "sentiment items (released suite sentiment, seed Table 2)",
+                "paraphrase": "paraphrase items (QQP/MRPC; released suite qqp, seed Table 3)",
+                "entailment": "entailment items (RTE)"}
+RELEASED_SUITE_MARKERS = {"sentiment": "CheckList's released sentiment suite (seed Table 2)",
+                          "qqp": "CheckList's released QQP suite (seed Table 3)"}
+
+
+def suite_marks(info: TestInfo, task: str) -> list[pytest.MarkDecorator]:
+    """The suite (released suites only), task, capability and type markers of a test's items.
+
+    A task missing from ``TASK_MARKERS`` (a models file's own task) gets no task marker:
+    markers are registered at configure, before any models file is read.
+    """
+    names = [info.suite] if info.suite in RELEASED_SUITE_MARKERS else []
+    names += [task] if task in TASK_MARKERS else []
+    names += [capability_marker(info.capability), info.type]
+    return [getattr(pytest.mark, n) for n in dict.fromkeys(names)]
 
 
 @dataclass(frozen=True, repr=False)
@@ -71,13 +87,14 @@ class ChecklistCase(OneModel):
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # Keep a model's items on one xdist worker: one load, one prefetch.
-        return [pytest.mark.checklist, *suite_marks(self.info),
+        return [pytest.mark.checklist, *suite_marks(self.info, self.model.task.name),
                 pytest.mark.xdist_group(self.model.key)]
 
 
 @dataclass(frozen=True)
 class ChecklistRecord:
     suite: str
+    task: str
     capability: str
     test: str
     type: str
@@ -103,8 +120,8 @@ class ChecklistKind(ItemKind[ChecklistCase]):
         **{m: f"CheckList capability {m}" for m in CAPABILITY_MARKERS},
         **{m: f"CheckList test type {m.upper()}" for m in TYPE_MARKERS},
         "checklist": "a CheckList test item",
-        "sentiment": "CheckList sentiment suite (seed Table 2)",
-        "qqp": "CheckList QQP suite (seed Table 3)",
+        **RELEASED_SUITE_MARKERS,
+        **TASK_MARKERS,
     }
 
     @classmethod
@@ -139,12 +156,21 @@ class ChecklistKind(ItemKind[ChecklistCase]):
         return list(dict.fromkeys(m.task.suite for m in profile.models if m.task.suite))
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ChecklistGates:
+        """The ``checklist`` section, for released and native tests alike."""
         gates = ChecklistGates(section, where)
-        profile = self.session.profile
-        gates.validate(Universe(
-            tests={s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites},
-            datasets=frozenset(profile.datasets), models=frozenset(profile.model_names)))
+        gates.validate(self.universe(open=True))
         return gates
+
+    def universe(self, native: Mapping[str, Mapping[str, str]] | None = None,
+                 open: bool = False) -> Universe:
+        """The names a ``checklist`` section may use: the released suites' tests (and the
+        collected native ones), the profile's datasets and models, every capability."""
+        profile = self.session.profile
+        tests = {s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites}
+        return Universe(tests={**tests, **(native or {})},
+                        datasets=frozenset(profile.datasets),
+                        models=frozenset(profile.model_names),
+                        capabilities=frozenset(CAPABILITIES), open=open)
 
     def cases(self) -> list[ChecklistCase]:
         """Suite test x dataset x model, in the seed tables' order: suite, test, then the
@@ -194,7 +220,7 @@ class ChecklistKind(ItemKind[ChecklistCase]):
             if outcome.failing:
                 message += "; first failing cases:\n" + "\n".join(outcome.failing)
         record = ChecklistRecord(
-            suite=case.info.suite, capability=case.info.capability, test=case.info.name,
+            suite=case.info.suite, task=case.model.task.name, capability=case.info.capability, test=case.info.name,
             type=case.info.type, dataset=case.model.dataset, model=case.model.name,
             model_id=case.model.source, n_cases=outcome.n_cases, n_failed=outcome.n_failed,
             fail_rate=outcome.fail_rate if outcome.n_cases else None,
@@ -217,9 +243,9 @@ class ChecklistKind(ItemKind[ChecklistCase]):
             self._outcomes[memo] = stored
             return stored, True
         self._prefetch(classifier)
-        test = self.catalog.test(info.suite, info.name)
         options = self.session.options
-        outcome = run_test(test, predict_fn(classifier, info.suite), options.sample, options.seed)
+        outcome = run_test(self.test_object(info), self.predict_fn(classifier, info),
+                           options.sample, options.seed)
         if classifier.cache is not None:
             classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
                                          self._outcome_key(info), asdict(outcome))
@@ -229,7 +255,19 @@ class ChecklistKind(ItemKind[ChecklistCase]):
     def examples(self, info: TestInfo) -> list[Any]:
         """The inputs the test (or its seeded sample) feeds a model."""
         options = self.session.options
-        return examples_of(self.catalog.test(info.suite, info.name), options.sample, options.seed)
+        return examples_of(self.test_object(info), options.sample, options.seed)
+
+    def test_object(self, info: TestInfo) -> Any:
+        """CheckList's test object (MFT, INV or DIR) behind ``info``."""
+        return self.catalog.test(info.suite, info.name)
+
+    def predict_fn(self, classifier: Classifier, info: TestInfo) -> PredictFn:
+        """The model as CheckList's ``predict_and_confidence_fn`` for this test."""
+        return predict_fn(classifier, neutral_band=info.suite == "sentiment")
+
+    def source_digest(self, info: TestInfo) -> str:
+        """What identifies the test's cases: the released suite tarball's sha256."""
+        return self.catalog.sha256(info.suite)
 
     def _prefetch(self, classifier: Classifier) -> None:
         """Predict every input of this model's selected items in one pass, deduplicated.
@@ -245,7 +283,7 @@ class ChecklistKind(ItemKind[ChecklistCase]):
         self._prefetched.add(key)
         inputs: list[Any] = []
         for case in self.session.selected[self.name]:
-            assert isinstance(case, ChecklistCase)
+            assert isinstance(case, self.case_type)
             if case.model.key == key and self.stored_outcome(case.info, classifier) is None:
                 inputs += self.examples(case.info)
         classifier.predict_proba(inputs)
@@ -253,7 +291,7 @@ class ChecklistKind(ItemKind[ChecklistCase]):
     def _outcome_key(self, info: TestInfo) -> str:
         """Everything besides the model that decides a test's outcome."""
         options = self.session.options
-        return json.dumps({"suite_sha256": self.catalog.sha256(info.suite),
+        return json.dumps({"suite_sha256": self.source_digest(info),
                            "test": info.name, "sample": options.sample,
                            "seed": options.seed, "harness": harness_digest()},
                           sort_keys=True)
@@ -269,8 +307,9 @@ class ChecklistKind(ItemKind[ChecklistCase]):
 
     # -- reporting ------------------------------------------------------------------------
     def engine_fields(self, model_key: str) -> dict[str, Any]:
-        return dict(zip(("checklist_forward_passes", "checklist_cache_hits",
-                         "checklist_stored_outcomes"), self._counts.get(model_key, (0, 0, 0))))
+        fields = ("forward_passes", "cache_hits", "stored_outcomes")
+        return {f"{self.name}_{f}": n
+                for f, n in zip(fields, self._counts.get(model_key, (0, 0, 0)))}
 
     def metadata(self) -> dict[str, Any]:
         return {"suites": {s: self.catalog.sha256(s) for s in self.suites}}

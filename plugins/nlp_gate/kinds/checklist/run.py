@@ -47,8 +47,10 @@ def binary_to_three_class(p_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.argmax(pp, axis=1), pp
 
 
-def predict_fn(classifier: Classifier, suite: str) -> PredictFn:
-    """A CheckList ``predict_and_confidence_fn`` for ``suite`` backed by ``classifier``."""
+def predict_fn(classifier: Classifier, neutral_band: bool = False) -> PredictFn:
+    """A CheckList ``predict_and_confidence_fn`` backed by ``classifier``: the argmax of its
+    task classes, or (``neutral_band``: the released 3-class sentiment suite on a binary
+    model) CheckList's neutral-band conversion."""
 
     def sentiment(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         probs = classifier.predict_proba(examples)  # columns: negative, positive
@@ -58,7 +60,7 @@ def predict_fn(classifier: Classifier, suite: str) -> PredictFn:
         probs = classifier.predict_proba(examples)  # columns: not_duplicate, duplicate
         return np.argmax(probs, axis=1), probs
 
-    return sentiment if suite == "sentiment" else paired
+    return sentiment if neutral_band else paired
 
 
 @dataclass

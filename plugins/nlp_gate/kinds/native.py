@@ -1,0 +1,198 @@
+"""Native behavioral tests as gated items: one per test function x dataset x model.
+
+A native test (``nlp_gate.native.behavioral_test``) is a pytest function in a test module that
+returns a CheckList test; this kind parametrizes it over the profile's models of its task and,
+when a baseline and candidate are declared, with its comparison items.  Everything after the
+CheckList test object is the CheckList kind's: CheckList's ``get_stats`` computes the fail
+rate, the ``checklist`` gates judge it under the test's suite name, outcomes are stored per
+model fingerprint, records go to results.json's ``records`` with the released ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.kinds.base import OneModel
+from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
+from nlp_gate.kinds.checklist.kind import TASK_MARKERS, ChecklistKind, suite_marks
+from nlp_gate.kinds.comparison import ComparisonCase, ComparisonKind
+from nlp_gate.native.cases import write_cases
+from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
+from nlp_gate.suites import RELEASE_SUITES
+from nlp_gate.suites.catalog import TestInfo
+
+# Native records share results.json's ``records`` (and comparisons ``comparisons``) with the
+# released items, which take positions from 0: native positions start far above them, in
+# the order the tests were collected, so ``-n 0`` and ``-n 2`` list records alike.
+FIRST_POSITION = 1 << 20
+POSITIONS_PER_TEST = 1 << 8
+
+
+@dataclass(frozen=True, repr=False)
+class NativeCase(OneModel):
+    """One pytest item: a native test on one dataset's model."""
+
+    position: int
+    info: TestInfo
+    model: ModelSpec
+
+    @property
+    def id(self) -> str:
+        return f"{self.info.suite}/{self.info.name}/{self.model.dataset}/{self.model.name}"
+
+    @property
+    def key(self) -> GateKey:
+        return GateKey(self.info.suite, self.info.name, self.info.capability,
+                       self.model.dataset, self.model.name)
+
+    def marks(self) -> list[pytest.MarkDecorator]:
+        # A model's items on one xdist worker, with its CheckList items: one load.
+        return [pytest.mark.native, *suite_marks(self.info, self.model.task.name),
+                pytest.mark.xdist_group(self.model.key)]
+
+
+class NativeKind(ChecklistKind):
+    name = "native"
+    argname = "native_case"
+    section = "checklist"
+    records = "records"
+    case_type = NativeCase
+    markers = {"native": "a native behavioral test item (nlp_gate.native.behavioral_test)",
+               **TASK_MARKERS}
+
+    @classmethod
+    def add_options(cls, group: pytest.OptionGroup) -> None:
+        """None of its own: ``--nlp-seed`` seeds the generated cases."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        # The native tests this process parametrized, in collection order.
+        self.definitions: dict[tuple[str, str], NativeTest] = {}
+        self._built: dict[tuple[str, str], Any] = {}
+        self._digests: dict[tuple[str, str], str] = {}
+        self._written: set[tuple[str, str]] = set()
+
+    # -- configuration --------------------------------------------------------------------
+    @cached_property
+    def suites(self) -> list[str]:
+        return []  # no release suite: its tests come from the collected test modules
+
+    def parse_gates(self, section: Mapping[str, Any], where: str) -> ChecklistGates:
+        """The CheckList kind's gates: one ``checklist`` section for both."""
+        checklist = self.session.kind(ChecklistKind.name)
+        assert isinstance(checklist, ChecklistKind)
+        gates = checklist.gates
+        assert isinstance(gates, ChecklistGates)
+        return gates
+
+    def register(self, definition: NativeTest) -> TestInfo:
+        key = (definition.suite, definition.name)
+        known = self.definitions.setdefault(key, definition)
+        if known.module_file != definition.module_file:
+            raise NativeTestError(
+                f"native test {definition.name!r} of suite {definition.suite!r} is defined "
+                f"twice: {known.where} and {definition.where}; rename one (gates, records "
+                "and stored outcomes are keyed by suite and test name)")
+        if definition.suite in RELEASE_SUITES:
+            raise NativeTestError(f"{definition.where}: suite {definition.suite!r} is a "
+                                  "released CheckList suite; name the native suite otherwise")
+        self.definitions[key] = definition  # a re-import (pytester) brings a new builder
+        self._built.pop(key, None)
+        return self.info(key)
+
+    def info(self, key: tuple[str, str]) -> TestInfo:
+        d = self.definitions[key]
+        return TestInfo(suite=d.suite, name=d.name, capability=d.capability, type=d.type,
+                        n_cases=len(self.built(key).data), description=d.description)
+
+    def specs(self, definition: NativeTest) -> list[ModelSpec]:
+        return [m for m in self.session.profile.models if m.task.name == definition.task]
+
+    def params_for(self, function: Callable[..., Any]) -> list[Any]:
+        """The test function's items: one per model of its task, then its comparisons."""
+        definition = definition_of(function)
+        if definition is None:
+            raise NativeTestError(
+                f"{function.__module__}.{function.__name__} asks for native_case but is not "
+                "declared with @nlp_gate.native.behavioral_test")
+        info = self.register(definition)
+        specs = self.specs(definition)
+        if not specs:
+            reason = (f"profile {self.session.profile.name!r} has no model of task "
+                      f"{definition.task!r}")
+            return [pytest.param(None, id="no-model", marks=[
+                pytest.mark.native, pytest.mark.skip(reason=reason)])]
+        first = FIRST_POSITION + POSITIONS_PER_TEST * list(self.definitions).index(
+            (definition.suite, definition.name))
+        cases: list[Any] = [NativeCase(first + i, info, s) for i, s in enumerate(specs)]
+        comparison = self.session.kind(ComparisonKind.name)
+        assert isinstance(comparison, ComparisonKind)
+        cases += [ComparisonCase(first + i, info, c, b, source=self.name)
+                  for i, (c, b) in enumerate(comparison.pairs(specs))]
+        # The function names the test: an item's id only adds dataset and model(s).
+        return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
+                             marks=c.marks()) for c in cases]
+
+    def cases(self) -> list[NativeCase]:
+        """The cases of the native tests parametrized so far (none before collection)."""
+        return [NativeCase(0, self.info(k), s) for k, d in self.definitions.items()
+                for s in self.specs(d)]
+
+    def validate_collected(self) -> None:
+        """Check the gates' names again, now that the native tests are known."""
+        checklist = self.session.kind(ChecklistKind.name)
+        assert isinstance(checklist, ChecklistKind)
+        native: dict[str, dict[str, str]] = {}
+        for (suite, name), d in self.definitions.items():
+            native.setdefault(suite, {})[name] = d.capability
+        self.gates.validate(checklist.universe(native))
+
+    # -- the CheckList test behind a native test ------------------------------------------
+    def built(self, key: tuple[str, str]) -> Any:
+        if key not in self._built:
+            self._built[key] = self.definitions[key].generate(self.session.options.seed)
+        return self._built[key]
+
+    def test_object(self, info: TestInfo) -> Any:
+        """The built test; its cases are written for review on first use in this process."""
+        key = (info.suite, info.name)
+        test = self.built(key)
+        if key not in self._written:
+            self._written.add(key)
+            d = self.definitions[key]
+            write_cases(self.session.options.results.parent / "cases" / d.suite / f"{d.name}.jsonl",
+                        {"suite": d.suite, "test": d.name, "capability": d.capability,
+                         "type": d.type, "task": d.task, "seed": self.session.options.seed,
+                         "source": self.relative(d.cases_file or d.module_file)}, test)
+        return test
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the rootdir where it lies in it: case files stay the same on
+        another checkout."""
+        root = self.session.options.rootdir
+        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+    def source_digest(self, info: TestInfo) -> str:
+        """The cases and the module that defines the expectation: an edit of either
+        re-evaluates the test instead of reusing a stored outcome."""
+        key = (info.suite, info.name)
+        if key not in self._digests:
+            test, d = self.built(key), self.definitions[key]
+            h = hashlib.sha256(json.dumps([test.data, test.labels], default=str).encode())
+            h.update(d.module_file.read_bytes())
+            if d.cases_file is not None:
+                h.update(d.cases_file.read_bytes())
+            self._digests[key] = h.hexdigest()
+        return self._digests[key]
+
+    def metadata(self) -> dict[str, Any]:
+        return {}

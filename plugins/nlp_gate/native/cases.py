@@ -1,0 +1,64 @@
+"""Reviewable cases: a native test's generated cases as JSON lines, written and read back.
+
+The first line is a header (suite, test, capability, type, task, seed, pairs); each further
+line one test case: ``{"data": ..., "label": ..., "meta": ...}``.  A reviewer who finds a bad
+perturbation edits the file, commits it and points the test's ``cases=`` at it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def _pairs(data: list[Any]) -> bool:
+    """Whether the inputs are text pairs (tuples), which JSON turns into lists."""
+    first = data[0] if data else None
+    first = first[0] if isinstance(first, list) and first else first
+    return isinstance(first, tuple)
+
+
+def write_cases(path: Path, header: dict[str, Any], test: Any) -> None:
+    """Write atomically: xdist workers building the same test write identical files."""
+    labels = test.labels if isinstance(test.labels, list) else [test.labels] * len(test.data)
+    meta = test.meta if isinstance(test.meta, list) else [None] * len(test.data)
+    lines = [json.dumps({**header, "pairs": _pairs(test.data)})]
+    lines += [json.dumps({"data": d, "label": _plain(lab), "meta": _plain(m)})
+              for d, lab, m in zip(test.data, labels, meta)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(path)
+
+
+def read_cases(path: Path) -> tuple[list[Any], Any, list[Any] | None]:
+    """``(data, labels, meta)`` as CheckList's test objects hold them."""
+    from nlp_gate.native.definition import NativeTestError
+
+    if not path.is_file():
+        raise NativeTestError(f"case file {path} does not exist; a run writes one per native "
+                              "test under reports/cases/<suite>/ to start from")
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not lines or "test" not in lines[0]:
+        raise NativeTestError(f"{path}: the first line must be the header a run writes")
+    pairs = bool(lines[0].get("pairs"))
+    rows = lines[1:]
+    data = [_tuples(r["data"]) if pairs else r["data"] for r in rows]
+    labels = [r.get("label") for r in rows]
+    meta = [r.get("meta") for r in rows]
+    return (data, None if all(x is None for x in labels) else labels,
+            None if all(m is None for m in meta) else meta)
+
+
+def _tuples(case: Any) -> Any:
+    """A pair ``[a, b]`` back to ``(a, b)``; a list of pairs to a list of tuples."""
+    if case and isinstance(case[0], list):
+        return [tuple(p) for p in case]
+    return tuple(case)
+
+
+def _plain(value: Any) -> Any:
+    """NumPy scalars (CheckList's labels often are) as JSON numbers."""
+    return value.item() if hasattr(value, "item") else value
