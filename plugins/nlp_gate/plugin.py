@@ -150,7 +150,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 params = kind.params_for(metafunc.function)
                 kind.gates  # validate its gates before anything runs
             except ConfigurationError as exc:
-                raise pytest.UsageError(str(exc)) from exc
+                if hasattr(metafunc.config, "workerinput"):  # a collection error of the module
+                    raise pytest.UsageError(str(exc)) from exc
+                # Found while collecting (e.g. a released suite missing in a run whose modules
+                # ask for released items): the run stops as a usage error once collected.
+                problems = nlp_session(metafunc.config).collection_problems
+                problems += [str(exc)] if str(exc) not in problems else []
+                params = []
             metafunc.parametrize(kind.argname, params)
 
 
@@ -158,6 +164,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Remember the selected cases: models to load and inputs to prefetch come from them."""
     config = session.config
     run = nlp_session(config)
+    if run.collection_problems and not hasattr(config, "workerinput"):
+        raise pytest.UsageError("\n".join(run.collection_problems))
     for item in session.items:
         params = getattr(item, "callspec", None)
         for kind in run.kinds.values():

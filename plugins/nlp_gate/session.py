@@ -59,6 +59,7 @@ class Options:
     # xdist and under ``--dist loadgroup`` (items carry ``xdist_group(model key)``).  Only
     # then may a worker predict all of a model's inputs up front.
     owns_whole_models: bool = True
+    release_suites: bool = False  # ini nlp_gate_release_suites: the packaged items are on
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Options:
@@ -86,6 +87,7 @@ class Options:
             zoo_dir=zoo_dir(root),
             data_dir=opt.nlp_data_dir,
             owns_whole_models=owns_whole_models(config),
+            release_suites=bool(config.getini("nlp_gate_release_suites")),
         )
 
 
@@ -112,6 +114,8 @@ class Session:
         self._zoo_card: dict[str, Any] | None = None
         # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
         self.configuration_problem: str | None = None
+        # Found while parametrizing, reported together once collection ends (no xdist).
+        self.collection_problems: list[str] = []
 
     def kind(self, name: str) -> ItemKind[Any]:
         return self.kinds[name]

@@ -9,7 +9,7 @@ re-run of unchanged models reuse them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,7 +30,7 @@ from nlp_gate.kinds.checklist.run import (
     run_test,
 )
 from nlp_gate.stats import wilson_interval
-from nlp_gate.suites import default_search_dirs
+from nlp_gate.suites import SuiteUnavailable, default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog, TestInfo
 
 # CheckList's capabilities, as its suites name them; each is a marker (lower case).
@@ -164,17 +164,42 @@ class ChecklistKind(ItemKind[ChecklistCase]):
     def universe(self, native: Mapping[str, Mapping[str, str]] | None = None,
                  open: bool = False) -> Universe:
         """The names a ``checklist`` section may use: the released suites' tests (and the
-        collected native ones), the profile's datasets and models, every capability."""
+        collected native ones), the profile's datasets and models, every capability.
+        Without the released suites their names cannot be checked: they stay open."""
         profile = self.session.profile
-        tests = {s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites}
+        tests = {} if self.missing else {
+            s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites}
         return Universe(tests={**tests, **(native or {})},
                         datasets=frozenset(profile.datasets),
                         models=frozenset(profile.model_names),
-                        capabilities=frozenset(CAPABILITIES), open=open)
+                        capabilities=frozenset(CAPABILITIES), open=open or bool(self.missing))
+
+    @cached_property
+    def missing(self) -> SuiteUnavailable | None:
+        """Why the released suites cannot be read (absent, or not the released bytes), if so.
+
+        A run that collects released items stops on it (a usage error naming the file and the
+        fix); a repository that runs only its own native tests does not need the tarballs.
+        """
+        try:
+            for suite in self.suites:
+                self.catalog.index(suite)
+        except SuiteUnavailable as exc:
+            if self.session.options.release_suites:
+                raise  # the packaged released items are on: they are this run's items
+            return exc
+        return None
+
+    def params_for(self, function: Callable[..., Any]) -> list[Any]:
+        if self.missing:
+            raise self.missing
+        return super().params_for(function)
 
     def cases(self) -> list[ChecklistCase]:
         """Suite test x dataset x model, in the seed tables' order: suite, test, then the
         dataset/model columns."""
+        if self.missing:
+            return []
         cases: list[ChecklistCase] = []
         for suite in self.suites:
             specs = self.session.profile.for_suite(suite)
