@@ -6,8 +6,11 @@ the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.y
 `calibrated_on:` block (the zoo's weights digests, from the zoo.json beside the run's models)
 to paste under `profiles.tiny`.
 
-    .venv/bin/python -m pytest tests_behavioral -m checklist -n 2 --nlp-results /tmp/full.json
+    .venv/bin/python -m pytest tests_behavioral -m "checklist or native" -n 2 --nlp-results /tmp/full.json
     .venv/bin/python scripts/calibrate_tiny_gates.py /tmp/full.json
+
+Released (``sentiment``, ``qqp``) and native (``native_<task>``) suites alike; it also prints,
+per suite, how many of its gates are 100 (recorded, but no gate).
 """
 
 from __future__ import annotations
@@ -42,6 +45,23 @@ def main() -> None:
     gates = calibrate(results, args.margin)
     print(yaml.safe_dump({"tests": gates}, sort_keys=False, allow_unicode=True, width=120))
     print(yaml.safe_dump({"calibrated_on": calibrated_on(results)}, sort_keys=False))
+    for line in no_gate_lines(gates):
+        print(line)
+
+
+def no_gate_lines(gates: dict[str, dict[str, float]]) -> list[str]:
+    """Per suite, and for released and native suites together: the share of gates at 100."""
+    def share(values: list[float]) -> str:
+        at_100 = sum(v >= 100 for v in values)
+        return f"{at_100} of {len(values)} ({100 * at_100 / max(len(values), 1):.0f}%)"
+
+    lines = [f"# gates at 100, {suite}: {share(list(tests.values()))}"
+             for suite, tests in gates.items()]
+    for label, native in (("released", False), ("native", True)):
+        values = [v for suite, tests in gates.items() if suite.startswith("native_") == native
+                  for v in tests.values()]
+        lines.append(f"# gates at 100, all {label} suites: {share(values)}")
+    return lines
 
 
 def calibrated_on(results: dict) -> dict[str, str]:

@@ -135,3 +135,21 @@ def test_a_test_returning_no_checklist_test_is_a_collection_error(user_repo: Pat
     run = _pytest(user_repo, zoo=zoo)
     assert run.returncode == pytest.ExitCode.INTERRUPTED, run.stdout[-2000:]
     assert "test_broken.py::broken must return a CheckList test (MFT, INV or DIR" in run.stdout
+
+
+def test_xdist_gives_identical_records_and_a_rerun_reuses_stored_outcomes(user_repo: Path,
+                                                                          zoo: Path) -> None:
+    results = user_repo / "reports" / "results.json"
+    first = _pytest(user_repo, "-n", "0", zoo=zoo)
+    assert first.returncode in (0, 1), first.stdout[-3000:]
+    alone = json.loads(results.read_text())
+    second = _pytest(user_repo, "-n", "2", zoo=zoo)
+    assert second.returncode == first.returncode, second.stdout[-3000:]
+    parallel = json.loads(results.read_text())
+    assert parallel["records"] == alone["records"]
+    assert parallel["comparisons"] == alone["comparisons"]
+    assert [(e["native_stored_outcomes"], e["native_forward_passes"] > 0)
+            for e in alone["engine"]] == [(0, True), (0, True)]
+    # The second run found both models' outcomes stored by the first: no forward pass.
+    assert [(e["native_stored_outcomes"], e["native_forward_passes"])
+            for e in parallel["engine"]] == [(1, 0), (1, 0)]

@@ -129,7 +129,8 @@ class ComparisonCase:
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # BH needs every comparison of the run: keep them on one worker, computed once.
-        return [pytest.mark.regression, *suite_marks(self.info, self.model.task.name),
+        native = [pytest.mark.native] if self.source == "native" else []  # -m native: all
+        return [pytest.mark.regression, *native, *suite_marks(self.info, self.model.task.name),
                 pytest.mark.xdist_group(XDIST_GROUP)]
 
 

@@ -29,7 +29,7 @@ from nlp_gate.native.definition import NativeTest, behavioral_test
 if TYPE_CHECKING:
     from checklist.editor import Editor
 
-__all__ = ["NativeTest", "behavioral_test", "editor"]
+__all__ = ["NativeTest", "Perturb", "behavioral_test", "editor"]
 
 _editor: Editor | None = None
 
@@ -37,7 +37,9 @@ _editor: Editor | None = None
 def __getattr__(name: str) -> Any:
     """``editor``: one shared CheckList ``Editor`` (its lexicons take 0.6 s to load), made
     on first use.  Its language-model suggestions need a hub model: native tests use
-    explicit lexicons (CheckList's own and ``Editor.add_lexicon``), so they run offline."""
+    explicit lexicons (CheckList's own and ``Editor.add_lexicon``), so they run offline.
+
+    ``Perturb``: CheckList's ``Perturb``, importable offline (``offline_perturb``)."""
     global _editor
     if name == "editor":
         if _editor is None:
@@ -45,4 +47,41 @@ def __getattr__(name: str) -> Any:
 
             _editor = Editor()
         return _editor
+    if name == "Perturb":
+        return offline_perturb()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def offline_perturb() -> Any:
+    """CheckList's ``Perturb``, also where NLTK's WordNet data is missing.
+
+    ``checklist.perturb`` imports ``pattern.en`` at module level, and ``pattern.en`` downloads
+    NLTK's wordnet, wordnet_ic and sentiwordnet when it is imported: offline that import fails,
+    and with it every ``Perturb`` function.  Only the spaCy-based ones (``add_negation``) call
+    ``pattern``; the string-level ones (``add_typos``, ``contractions``) do not.  So without
+    the data the import is done with a stand-in ``pattern.en`` that raises if called.
+    """
+    import sys
+    import types
+
+    if "checklist.perturb" not in sys.modules and "pattern.en" not in sys.modules:
+        import nltk
+
+        try:
+            for corpus in ("wordnet", "wordnet_ic", "sentiwordnet"):
+                nltk.data.find(f"corpora/{corpus}")
+        except LookupError:
+            def unavailable(*args: Any, **kwargs: Any) -> Any:
+                raise RuntimeError("pattern.en is unavailable offline: NLTK's wordnet data "
+                                   "is missing (python -m nltk.downloader wordnet)")
+
+            stand_in = types.ModuleType("pattern.en")
+            stand_in.tenses = stand_in.conjugate = unavailable  # type: ignore[attr-defined]
+            sys.modules["pattern.en"] = stand_in
+            try:
+                import checklist.perturb  # noqa: F401
+            finally:
+                del sys.modules["pattern.en"]
+    from checklist.perturb import Perturb
+
+    return Perturb
