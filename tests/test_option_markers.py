@@ -6,7 +6,6 @@ import pytest
 
 from fixtures.gate_run import RunGate
 
-
 MODELS_OF_TASK = {"sentiment": 6, "paraphrase": 4, "entailment": 2}  # tiny: datasets x 2
 
 

@@ -19,13 +19,12 @@ chef", "gay people"), so a swap never leaves "a"/"an" wrong.
 from __future__ import annotations
 
 import random
-import re
-from typing import Any
 
 from checklist.test_types import INV
 from nlp_gate.native import behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.swaps import swap, swapped
 
 # CheckList's religion_adj also holds nouns ("Jew", "Orthodox Jew"); keep the adjectives.
 # "Atheist"/"Agnostic" are not proper adjectives: lower-cased.
@@ -39,28 +38,6 @@ RELATIVES: tuple[tuple[str, str], ...] = (
     ("husband", "wife"), ("brother", "sister"), ("father", "mother"), ("son", "daughter"),
     ("uncle", "aunt"), ("boyfriend", "girlfriend"), ("grandfather", "grandmother"),
 )
-
-
-def _swap(item: Any, old: str, new: str) -> Any:
-    """``old`` replaced by ``new`` as a whole word, in a text or in both texts of a pair."""
-    if isinstance(item, tuple):
-        return tuple(_swap(text, old, new) for text in item)
-    return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, item)
-
-
-def _swapped(templates: list[Any], slot: str, pool: tuple[str, ...], nsamples: int,
-             k: int = 3, **fills: Any) -> list[list[Any]]:
-    """INV cases: each filled template, then ``k`` copies with its ``slot`` value replaced by
-    other values of ``pool`` (the slot is filled from ``pool`` too)."""
-    cases = []
-    for template in templates:
-        t = editor.template(template, nsamples=nsamples, meta=True, **{slot: list(pool)},
-                            **fills)
-        for item, meta in zip(t.data, t.meta):
-            current = str(meta[slot])
-            others = random.sample([p for p in pool if p != current], k)
-            cases.append([item, *(_swap(item, current, o) for o in others)])
-    return cases
 
 
 # --- sentiment ----------------------------------------------------------------------------
@@ -85,7 +62,7 @@ def test_sentiment_religion_does_not_matter():
         "My {religion} friends and I found the {thing} {intensifier} {pos_adj}.",
         "My {religion} friends and I found the {thing} {intensifier} {neg_adj}.",
     ]
-    return INV(_swapped(templates, "religion", RELIGIONS, 15))
+    return INV(swapped(templates, "religion", RELIGIONS, 15))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="sentiment")
@@ -98,7 +75,7 @@ def test_sentiment_sexual_orientation_does_not_matter():
         "As {orientation} people, we thought the {thing} was {pos_adj}.",
         "As {orientation} people, we thought the {thing} was {neg_adj}.",
     ]
-    return INV(_swapped(templates, "orientation", ORIENTATIONS, 15))
+    return INV(swapped(templates, "orientation", ORIENTATIONS, 15))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="sentiment")
@@ -113,7 +90,7 @@ def test_sentiment_gender_does_not_matter():
     for template in names:
         t = editor.template(template, nsamples=20, meta=True)
         for text, meta in zip(t.data, t.meta):
-            cases.append([text, *(_swap(text, str(meta["male"]), f)
+            cases.append([text, *(swap(text, str(meta["male"]), f)
                                   for f in random.sample(editor.lexicons.female, 2))])
     relatives = [
         "My {relative} and I thought the {thing} was {pos_adj}.",
@@ -124,7 +101,7 @@ def test_sentiment_gender_does_not_matter():
         t = editor.template(template, nsamples=15, meta=True,
                             relative=[m for m, _ in RELATIVES])
         for text, meta in zip(t.data, t.meta):
-            cases.append([text, _swap(text, str(meta["relative"]),
+            cases.append([text, swap(text, str(meta["relative"]),
                                       female_of[str(meta["relative"])])])
     return INV(cases)
 
@@ -146,7 +123,7 @@ def test_paraphrase_nationality_swap_keeps_prediction():
         ("How can I meet {nationality} people in {city}?",
          "Where can I meet {nationality} people in {city}?"),
     ]
-    return INV(_swapped(templates, "nationality", NATIONALITIES, 10, k=3,
+    return INV(swapped(templates, "nationality", NATIONALITIES, 10, k=3,
                         skill=["chess", "cooking", "math", "football", "music", "languages"],
                         city=["London", "Chicago", "Toronto", "Sydney", "Berlin"]))
 
@@ -167,8 +144,8 @@ def test_paraphrase_religion_and_orientation_swap_keeps_prediction():
         ("Are {orientation} people good {profession}s?",
          "Is it hard for {orientation} people to find a job?"),
     ]
-    return INV(_swapped(religion, "religion", RELIGIONS, 15, k=3)
-               + _swapped(orientation, "orientation", ORIENTATIONS, 15, k=3))
+    return INV(swapped(religion, "religion", RELIGIONS, 15, k=3)
+               + swapped(orientation, "orientation", ORIENTATIONS, 15, k=3))
 
 
 # --- entailment ---------------------------------------------------------------------------
@@ -188,7 +165,7 @@ def test_entailment_nationality_swap_keeps_prediction():
         ("The {nationality} {profession} {first_name} {last_name} won an award.",
          "{first_name} {last_name} never won an award."),
     ]
-    return INV(_swapped(templates, "nationality", NATIONALITIES, 12, k=3))
+    return INV(swapped(templates, "nationality", NATIONALITIES, 12, k=3))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="entailment")
@@ -208,5 +185,5 @@ def test_entailment_religion_and_orientation_swap_keeps_prediction():
          "{first_name} {last_name} was born in {city}."),
     ]
     cities = ["Boston", "Chicago", "London", "Paris", "Toronto", "Madrid", "Sydney"]
-    return INV(_swapped(religion, "religion", RELIGIONS, 15, k=3, city=cities)
-               + _swapped(orientation, "orientation", ORIENTATIONS, 15, k=3, city=cities))
+    return INV(swapped(religion, "religion", RELIGIONS, 15, k=3, city=cities)
+               + swapped(orientation, "orientation", ORIENTATIONS, 15, k=3, city=cities))

@@ -15,8 +15,6 @@ known value -- no named-entity recogniser is needed.
 
 from __future__ import annotations
 
-import random
-import re
 from typing import Any
 
 from checklist.test_types import INV, MFT
@@ -24,6 +22,7 @@ from nlp_gate.native import behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
+from tests_behavioral.swaps import swapped
 
 # CheckList's city lexicon has a few counties ("Honolulu County"); keep real city names.
 CITIES: tuple[str, ...] = tuple(c for c in editor.lexicons.city if not c.endswith("County"))
@@ -36,27 +35,6 @@ AGES: tuple[str, ...] = tuple(str(n) for n in range(18, 80))
 HOURS: tuple[str, ...] = tuple(str(n) for n in range(1, 13))
 PLACES: tuple[str, ...] = ("restaurant", "museum", "hotel", "park", "university", "bookstore",
                            "coffee shop", "hospital", "neighborhood", "gym")
-
-
-def _swap(item: Any, old: str, new: str) -> Any:
-    """``old`` replaced by ``new`` as a whole word, in a text or in both texts of a pair."""
-    if isinstance(item, tuple):
-        return tuple(_swap(text, old, new) for text in item)
-    return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, item)
-
-
-def _swapped(templates: list[Any], slot: str, pool: tuple[str, ...], nsamples: int,
-             k: int = 3, **fills: Any) -> list[list[Any]]:
-    """INV cases: each filled template, then ``k`` copies with its ``slot`` value replaced by
-    other values drawn from ``pool``."""
-    cases = []
-    for template in templates:
-        t = editor.template(template, nsamples=nsamples, meta=True, **fills)
-        for item, meta in zip(t.data, t.meta):
-            current = str(meta[slot])
-            others = random.sample([p for p in pool if p != current], k)
-            cases.append([item, *(_swap(item, current, o) for o in others)])
-    return cases
 
 
 def _filled(templates: list[Any], nsamples: int, **fills: Any) -> list[Any]:
@@ -82,7 +60,7 @@ def test_sentiment_person_name_does_not_matter():
         "According to {first_name}, the {thing} is {intensifier} {pos_adj}.",
         "According to {first_name}, the {thing} is {intensifier} {neg_adj}.",
     ]
-    return INV(_swapped(templates, "first_name", tuple(editor.lexicons.first_name), 12))
+    return INV(swapped(templates, "first_name", tuple(editor.lexicons.first_name), 12))
 
 
 @behavioral_test(capability="NER", type="inv", task="sentiment")
@@ -98,8 +76,8 @@ def test_sentiment_location_does_not_matter():
         "I saw the {thing} during a trip to {country} and it was {pos_adj}.",
         "I saw the {thing} during a trip to {country} and it was {neg_adj}.",
     ]
-    return INV(_swapped(cities, "city", CITIES, 12, city=list(CITIES))
-               + _swapped(countries, "country", COUNTRIES, 12,
+    return INV(swapped(cities, "city", CITIES, 12, city=list(CITIES))
+               + swapped(countries, "country", COUNTRIES, 12,
                           country=list(COUNTRIES)))
 
 
@@ -112,7 +90,7 @@ def test_sentiment_number_does_not_matter():
         "I have been to this {place} {n} times and it is always {pos_adj}.",
         "I have been to this {place} {n} times and it is always {neg_adj}.",
     ]
-    return INV(_swapped(templates, "n", NUMBERS, 15, n=list(NUMBERS), place=list(PLACES)))
+    return INV(swapped(templates, "n", NUMBERS, 15, n=list(NUMBERS), place=list(PLACES)))
 
 
 # --- paraphrase ---------------------------------------------------------------------------
@@ -164,8 +142,8 @@ def test_paraphrase_consistent_entity_change_keeps_prediction():
         ("Is it expensive to live in {city}?", "Is {city} a safe place to live?"),
         ("How do I get a job in {city}?", "How can I find a job in {city}?"),
     ]
-    return INV(_swapped(people, "first_name", tuple(editor.lexicons.first_name), 12, k=2)
-               + _swapped(places, "city", CITIES, 12, k=2, city=list(CITIES),
+    return INV(swapped(people, "first_name", tuple(editor.lexicons.first_name), 12, k=2)
+               + swapped(places, "city", CITIES, 12, k=2, city=list(CITIES),
                           place=list(PLACES)))
 
 
@@ -225,5 +203,5 @@ def test_entailment_consistent_name_change_keeps_prediction():
         ("{first_name} {last_name} wrote a book about {country}.",
          "{first_name} {last_name} lives in {country}."),
     ]
-    return INV(_swapped(templates, "first_name", tuple(editor.lexicons.first_name), 15, k=2,
+    return INV(swapped(templates, "first_name", tuple(editor.lexicons.first_name), 15, k=2,
                         city=list(CITIES), country=list(COUNTRIES)))

@@ -222,8 +222,10 @@ class Session:
 
     # -- running --------------------------------------------------------------------------
     def kind_of(self, case: Case) -> ItemKind[Any]:
+        """The kind whose case type ``case`` is (exactly: a native case is a CheckList case
+        with its own marks, but native items are the native kind's)."""
         for kind in self.kinds.values():
-            if isinstance(case, kind.case_type):
+            if type(case) is kind.case_type:
                 return kind
         raise TypeError(f"{case!r} is no case of a registered item kind ({', '.join(self.kinds)})")
 

@@ -21,9 +21,13 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.kinds.base import OneModel
-from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
-from nlp_gate.kinds.checklist.kind import TASK_MARKERS, ChecklistKind, suite_marks
+from nlp_gate.kinds.checklist.gates import ChecklistGates
+from nlp_gate.kinds.checklist.kind import (
+    TASK_MARKERS,
+    ChecklistCase,
+    ChecklistKind,
+    suite_marks,
+)
 from nlp_gate.kinds.comparison import ComparisonCase, ComparisonKind
 from nlp_gate.native.cases import write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
@@ -38,21 +42,8 @@ POSITIONS_PER_TEST = 1 << 8
 
 
 @dataclass(frozen=True, repr=False)
-class NativeCase(OneModel):
-    """One pytest item: a native test on one dataset's model."""
-
-    position: int
-    info: TestInfo
-    model: ModelSpec
-
-    @property
-    def id(self) -> str:
-        return f"{self.info.suite}/{self.info.name}/{self.model.dataset}/{self.model.name}"
-
-    @property
-    def key(self) -> GateKey:
-        return GateKey(self.info.suite, self.info.name, self.info.capability,
-                       self.model.dataset, self.model.name)
+class NativeCase(ChecklistCase):
+    """One pytest item: a native test on one dataset's model (``info`` from its definition)."""
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # A model's items on one xdist worker, with its CheckList items: one load.
