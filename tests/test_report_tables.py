@@ -422,3 +422,14 @@ def test_default_profile_tables_have_every_test_and_six_and_four_columns(run_gat
     header3, rows3 = parse_markdown((tables / "table3.md").read_text())
     assert len(rows3) == 53 and len(header3) == 2 + 4
     assert any(bold for row in rows + rows3 for _, bold in row[2:])
+
+
+def test_a_native_suite_gets_its_own_table_without_seed_marks() -> None:
+    results = fabricated_results()
+    native = [{**r, "suite": "native_sentiment", "test": f"native {r['test']}"}
+              for r in results["records"] if r["suite"] == "sentiment"][:6]
+    results["records"] = [*results["records"], *native]
+    table = tables_by_name(results)["checklist_native_sentiment"]
+    assert row_tests(table) == list(dict.fromkeys(r["test"] for r in native))
+    assert "†" not in to_markdown(table)
+    assert "†" in to_markdown(tables_by_name(results)["table2"])  # the seed table keeps its marks

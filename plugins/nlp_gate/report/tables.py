@@ -99,10 +99,12 @@ def checklist_table(suite: str, records: list[Record], run: Record) -> Table | N
         for dataset in dict.fromkeys(d for d, _ in columns):
             group = [i for i, (d, _) in enumerate(columns) if d == dataset]
             bold += _bold_extreme([values[i] for i in group], min)
-        omitted |= row.seed_label is None
+        # Only a seed table can omit a test; a native suite has no seed table.
+        not_in_seed = suite in SEED_TABLES and row.seed_label is None
+        omitted |= not_in_seed
         rows.append([
             Cell(row.capability),
-            Cell(row.test, mark=OMITTED_MARK if row.seed_label is None else ""),
+            Cell(row.test, mark=OMITTED_MARK if not_in_seed else ""),
             Cell(row.seed_label or ""),
             *(Cell(t, b) for t, b in zip(texts, bold)),
         ])
