@@ -12,7 +12,7 @@ from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
 
-ARGS = ("-m", "regression and negation", "--nlp-sample", "40")
+ARGS = ("-m", "regression and negation and not native", "--nlp-sample", "40")
 SENTIMENT_NEGATION_TESTS = 9
 
 

@@ -12,7 +12,7 @@ from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
 
-ARGS = ("-m", "fairness", "--nlp-sample", "10")
+ARGS = ("-m", "fairness and not native", "--nlp-sample", "10")
 
 
 

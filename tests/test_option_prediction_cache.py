@@ -11,7 +11,7 @@ import pytest
 
 from fixtures.gate_run import ZOO, GateRun, RunGate
 
-ARGS = ("-m", "fairness", "-k", "sst2", "--nlp-sample", "20")
+ARGS = ("-m", "fairness and not native", "-k", "sst2", "--nlp-sample", "20")
 
 
 def totals(run: GateRun) -> dict[str, int]:

@@ -8,7 +8,7 @@ from fixtures.gate_run import RunGate
 
 
 def test_default_profile_is_tiny_and_header_reproduces_the_run(run_gate: RunGate) -> None:
-    run = run_gate("-m", "fairness", "-k", "rotten_tomatoes", "--nlp-sample", "5")
+    run = run_gate("-m", "fairness and not native", "-k", "rotten_tomatoes", "--nlp-sample", "5")
     out = run.result.stdout.str()
     assert "nlp-gate: profile=tiny" in out and "seed=1" in out and "sample=5" in out
     assert "rotten_tomatoes/bert: zoo:rotten_tomatoes/bert" in out
@@ -28,7 +28,7 @@ def test_unknown_profile_lists_valid_profiles(run_gate: RunGate) -> None:
 def test_paper_profile_offline_fails_loudly_naming_the_model(run_gate: RunGate,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as on an air-gapped machine: no retries
-    run = run_gate("--nlp-profile", "paper", "-m", "fairness", "-k", "sst2",
+    run = run_gate("--nlp-profile", "paper", "-m", "fairness and not native", "-k", "sst2",
                    "--nlp-sample", "2")
     out = run.result.stdout.str()
     assert "textattack/bert-base-uncased-SST-2" in out and "--nlp-profile tiny" in out

@@ -16,7 +16,7 @@ def test_full_run_has_one_record_per_item_and_xdist_changes_nothing(run_gate: Ru
 
 
 def test_same_seed_same_records_and_seed_is_recorded(run_gate: RunGate) -> None:
-    args = ("-m", "negation and sentiment", "-k", "sst2", "--nlp-sample", "5")
+    args = ("-m", "negation and sentiment and not native", "-k", "sst2", "--nlp-sample", "5")
     a = run_gate("--nlp-seed", "1", *args)
     b = run_gate("--nlp-seed", "1", *args)
     c = run_gate("--nlp-seed", "7", *args)
