@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-from checklist.test_types import MFT
-from nlp_gate.native import behavioral_test, editor
+from nlp_gate.native import MFT, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import (

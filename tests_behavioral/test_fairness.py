@@ -19,20 +19,34 @@ chef", "gay people"), so a swap never leaves "a"/"an" wrong.
 from __future__ import annotations
 
 import random
+from functools import cache
 
-from checklist.test_types import INV
-from nlp_gate.native import behavioral_test, editor
+from nlp_gate.native import INV, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.swaps import swap, swapped
 
-# CheckList's religion_adj also holds nouns ("Jew", "Orthodox Jew"); keep the adjectives.
-# "Atheist"/"Agnostic" are not proper adjectives: lower-cased.
-RELIGIONS: tuple[str, ...] = tuple(
-    r.lower() if r in ("Atheist", "Agnostic") else r
-    for r in editor.lexicons.religion_adj if not r.endswith("Jew")) + ("Jewish",)
-ORIENTATIONS: tuple[str, ...] = tuple(editor.lexicons.sexual_adj)
-NATIONALITIES: tuple[str, ...] = tuple(editor.lexicons.nationality[:80])
+
+# Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons
+# loads CheckList, which collecting this module must not).
+@cache
+def religions() -> tuple[str, ...]:
+    """CheckList's religion_adj without its nouns ("Jew", "Orthodox Jew"); "Atheist" and
+    "Agnostic" are not proper adjectives: lower-cased."""
+    return tuple(r.lower() if r in ("Atheist", "Agnostic") else r
+                 for r in editor.lexicons.religion_adj if not r.endswith("Jew")) + ("Jewish",)
+
+
+@cache
+def orientations() -> tuple[str, ...]:
+    return tuple(editor.lexicons.sexual_adj)
+
+
+@cache
+def nationalities() -> tuple[str, ...]:
+    return tuple(editor.lexicons.nationality[:80])
+
+
 # (male, female) counterparts, used as "my ..." in a review.
 RELATIVES: tuple[tuple[str, str], ...] = (
     ("husband", "wife"), ("brother", "sister"), ("father", "mother"), ("son", "daughter"),
@@ -62,7 +76,7 @@ def test_sentiment_religion_does_not_matter():
         "My {religion} friends and I found the {thing} {intensifier} {pos_adj}.",
         "My {religion} friends and I found the {thing} {intensifier} {neg_adj}.",
     ]
-    return INV(swapped(templates, "religion", RELIGIONS, 15))
+    return INV(swapped(templates, "religion", religions(), 15))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="sentiment")
@@ -75,7 +89,7 @@ def test_sentiment_sexual_orientation_does_not_matter():
         "As {orientation} people, we thought the {thing} was {pos_adj}.",
         "As {orientation} people, we thought the {thing} was {neg_adj}.",
     ]
-    return INV(swapped(templates, "orientation", ORIENTATIONS, 15))
+    return INV(swapped(templates, "orientation", orientations(), 15))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="sentiment")
@@ -123,7 +137,7 @@ def test_paraphrase_nationality_swap_keeps_prediction():
         ("How can I meet {nationality} people in {city}?",
          "Where can I meet {nationality} people in {city}?"),
     ]
-    return INV(swapped(templates, "nationality", NATIONALITIES, 10, k=3,
+    return INV(swapped(templates, "nationality", nationalities(), 10, k=3,
                         skill=["chess", "cooking", "math", "football", "music", "languages"],
                         city=["London", "Chicago", "Toronto", "Sydney", "Berlin"]))
 
@@ -144,8 +158,8 @@ def test_paraphrase_religion_and_orientation_swap_keeps_prediction():
         ("Are {orientation} people good {profession}s?",
          "Is it hard for {orientation} people to find a job?"),
     ]
-    return INV(swapped(religion, "religion", RELIGIONS, 15, k=3)
-               + swapped(orientation, "orientation", ORIENTATIONS, 15, k=3))
+    return INV(swapped(religion, "religion", religions(), 15, k=3)
+               + swapped(orientation, "orientation", orientations(), 15, k=3))
 
 
 # --- entailment ---------------------------------------------------------------------------
@@ -165,7 +179,7 @@ def test_entailment_nationality_swap_keeps_prediction():
         ("The {nationality} {profession} {first_name} {last_name} won an award.",
          "{first_name} {last_name} never won an award."),
     ]
-    return INV(swapped(templates, "nationality", NATIONALITIES, 12, k=3))
+    return INV(swapped(templates, "nationality", nationalities(), 12, k=3))
 
 
 @behavioral_test(capability="Fairness", type="inv", task="entailment")
@@ -185,5 +199,5 @@ def test_entailment_religion_and_orientation_swap_keeps_prediction():
          "{first_name} {last_name} was born in {city}."),
     ]
     cities = ["Boston", "Chicago", "London", "Paris", "Toronto", "Madrid", "Sydney"]
-    return INV(swapped(religion, "religion", RELIGIONS, 15, k=3, city=cities)
-               + swapped(orientation, "orientation", ORIENTATIONS, 15, k=3, city=cities))
+    return INV(swapped(religion, "religion", religions(), 15, k=3, city=cities)
+               + swapped(orientation, "orientation", orientations(), 15, k=3, city=cities))

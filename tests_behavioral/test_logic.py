@@ -13,9 +13,7 @@
 
 from __future__ import annotations
 
-from checklist.expect import Expect
-from checklist.test_types import INV, MFT
-from nlp_gate.native import behavioral_test, editor
+from nlp_gate.native import INV, MFT, Expect, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import (

@@ -15,21 +15,33 @@ known value -- no named-entity recogniser is needed.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from checklist.test_types import INV, MFT
-from nlp_gate.native import behavioral_test, editor
+from nlp_gate.native import INV, MFT, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
 from tests_behavioral.swaps import swapped
 
-# CheckList's city lexicon has a few counties ("Honolulu County"); keep real city names.
-CITIES: tuple[str, ...] = tuple(c for c in editor.lexicons.city if not c.endswith("County"))
-# Countries that read well after "in"/"to" without an article ("the United States" would not).
-COUNTRIES: tuple[str, ...] = tuple(
-    c for c in editor.lexicons.country[:70]
-    if not c.startswith(("the ", "United ")) and c not in ("Philippines", "Ivory Coast", "Congo"))
+
+# Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons
+# loads CheckList, which collecting this module must not).
+@cache
+def city_names() -> tuple[str, ...]:
+    """CheckList's cities without its few counties ("Honolulu County")."""
+    return tuple(c for c in editor.lexicons.city if not c.endswith("County"))
+
+
+@cache
+def country_names() -> tuple[str, ...]:
+    """Countries that read well after "in"/"to" without an article ("the United States"
+    would not)."""
+    return tuple(c for c in editor.lexicons.country[:70]
+                 if not c.startswith(("the ", "United "))
+                 and c not in ("Philippines", "Ivory Coast", "Congo"))
+
+
 NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(2, 21))
 AGES: tuple[str, ...] = tuple(str(n) for n in range(18, 80))
 HOURS: tuple[str, ...] = tuple(str(n) for n in range(1, 13))
@@ -76,9 +88,9 @@ def test_sentiment_location_does_not_matter():
         "I saw the {thing} during a trip to {country} and it was {pos_adj}.",
         "I saw the {thing} during a trip to {country} and it was {neg_adj}.",
     ]
-    return INV(swapped(cities, "city", CITIES, 12, city=list(CITIES))
-               + swapped(countries, "country", COUNTRIES, 12,
-                          country=list(COUNTRIES)))
+    return INV(swapped(cities, "city", city_names(), 12, city=list(city_names()))
+               + swapped(countries, "country", country_names(), 12,
+                          country=list(country_names())))
 
 
 @behavioral_test(capability="NER", type="inv", task="sentiment")
@@ -122,8 +134,8 @@ def test_paraphrase_different_location_not_duplicate():
         ("What should I see on a trip to {country}?", "What should I see on a trip to {country1}?"),
         ("Is {country} a safe country to visit?", "Is {country1} a safe country to visit?"),
     ]
-    return MFT(_filled(templates, 14, city=list(CITIES), place=list(PLACES),
-                       country=list(COUNTRIES)), labels=NOT_DUPLICATE)
+    return MFT(_filled(templates, 14, city=list(city_names()), place=list(PLACES),
+                       country=list(country_names())), labels=NOT_DUPLICATE)
 
 
 @behavioral_test(capability="NER", type="inv", task="paraphrase")
@@ -143,7 +155,7 @@ def test_paraphrase_consistent_entity_change_keeps_prediction():
         ("How do I get a job in {city}?", "How can I find a job in {city}?"),
     ]
     return INV(swapped(people, "first_name", tuple(editor.lexicons.first_name), 12, k=2)
-               + swapped(places, "city", CITIES, 12, k=2, city=list(CITIES),
+               + swapped(places, "city", city_names(), 12, k=2, city=list(city_names()),
                           place=list(PLACES)))
 
 
@@ -166,7 +178,7 @@ def test_entailment_other_entity_not_entailed():
         ("The meeting with {first_name} started at {hour} o'clock.",
          "The meeting with {first_name} started at {hour1} o'clock."),
     ]
-    return MFT(_filled(templates, 12, city=list(CITIES), age=list(AGES), hour=list(HOURS)),
+    return MFT(_filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
                labels=NOT_ENTAILMENT)
 
 
@@ -185,7 +197,7 @@ def test_entailment_same_entity_entailed():
         ("The meeting with {first_name} started at {hour} o'clock.",
          "The meeting started at {hour} o'clock."),
     ]
-    return MFT(_filled(templates, 12, city=list(CITIES), age=list(AGES), hour=list(HOURS)),
+    return MFT(_filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
                labels=ENTAILMENT)
 
 
@@ -204,4 +216,4 @@ def test_entailment_consistent_name_change_keeps_prediction():
          "{first_name} {last_name} lives in {country}."),
     ]
     return INV(swapped(templates, "first_name", tuple(editor.lexicons.first_name), 15, k=2,
-                        city=list(CITIES), country=list(COUNTRIES)))
+                        city=list(city_names()), country=list(country_names())))

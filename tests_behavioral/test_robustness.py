@@ -20,8 +20,7 @@ from ``nlp_gate.native``, which imports CheckList's offline (``offline_perturb``
 from __future__ import annotations
 
 import numpy as np
-from checklist.test_types import INV
-from nlp_gate.native import Perturb, behavioral_test, editor
+from nlp_gate.native import INV, Perturb, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import WORDS

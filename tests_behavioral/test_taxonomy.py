@@ -15,8 +15,7 @@ the behavior is tested as invariance (binary sentiment has no neutral class to e
 
 from __future__ import annotations
 
-from checklist.test_types import INV, MFT
-from nlp_gate.native import behavioral_test, editor
+from nlp_gate.native import INV, MFT, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
 from tests_behavioral.lexicons import (

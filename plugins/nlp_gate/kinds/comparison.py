@@ -235,6 +235,10 @@ class ComparisonKind(ItemKind[ComparisonCase]):
                            "thresholds.yaml")])]
         return super().params_for(function)
 
+    def prepare(self, case: ComparisonCase) -> Verdict | None:
+        problem = self.source(case).test_problem(case.info)
+        return None if problem is None else Verdict(None, problem)
+
     def labels(self, case: ComparisonCase) -> Labels:
         return Labels(f"{case.info.suite} regression", case.info.capability, case.info.name,
                       {"dataset": case.model.dataset, "candidate": case.model.name,

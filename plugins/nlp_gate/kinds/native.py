@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.kinds.base import Verdict
 from nlp_gate.kinds.checklist.gates import ChecklistGates
 from nlp_gate.kinds.checklist.kind import (
     TASK_MARKERS,
@@ -101,9 +102,11 @@ class NativeKind(ChecklistKind):
         return self.info(key)
 
     def info(self, key: tuple[str, str]) -> TestInfo:
+        """What collection needs.  The test is built when an item first runs: building
+        imports CheckList (2 s), which collection must not (``nlp_gate.native.lazy``)."""
         d = self.definitions[key]
         return TestInfo(suite=d.suite, name=d.name, capability=d.capability, type=d.type,
-                        n_cases=len(self.built(key).data), description=d.description)
+                        n_cases=0, description=d.description)  # n_cases: not built yet
 
     def specs(self, definition: NativeTest) -> list[ModelSpec]:
         return [m for m in self.session.profile.models if m.task.name == definition.task]
@@ -133,7 +136,7 @@ class NativeKind(ChecklistKind):
         return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
                              marks=c.marks()) for c in cases]
 
-    def cases(self) -> list[NativeCase]:
+    def cases(self) -> list[ChecklistCase]:
         """The cases of the native tests parametrized so far (none before collection)."""
         return [NativeCase(0, self.info(k), s) for k, d in self.definitions.items()
                 for s in self.specs(d)]
@@ -148,6 +151,19 @@ class NativeKind(ChecklistKind):
         self.gates.validate(checklist.universe(native))
 
     # -- the CheckList test behind a native test ------------------------------------------
+    def prepare(self, case: ChecklistCase) -> Verdict | None:
+        problem = self.test_problem(case.info)
+        return None if problem is None else Verdict(None, problem)
+
+    def test_problem(self, info: TestInfo) -> str | None:
+        """Why the test function builds no CheckList test, if so: its items (and comparison
+        items) error in their setup with that message, before any model loads."""
+        try:
+            self.built((info.suite, info.name))
+        except NativeTestError as exc:
+            return str(exc)
+        return None
+
     def built(self, key: tuple[str, str]) -> Any:
         if key not in self._built:
             self._built[key] = self.definitions[key].generate(self.session.options.seed)

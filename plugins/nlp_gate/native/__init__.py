@@ -1,14 +1,14 @@
 """Writing your own behavioral tests: an ordinary pytest function per CheckList test.
 
 A native test builds its cases with CheckList's own ``Editor``, ``Perturb`` and ``Expect`` and
-returns the CheckList test (``MFT``, ``INV`` or ``DIR``); ``behavioral_test`` turns it into a
-pytest test function that the ``native`` item kind parametrizes over every model of the active
-profile whose task matches -- one item per test x dataset x model, plus candidate-vs-baseline
+returns the CheckList test (``MFT``, ``INV`` or ``DIR``), all imported from here: they are
+CheckList's objects, loaded on first use so that collecting a test module stays fast.
+``behavioral_test`` turns the function into a pytest test function that the ``native`` item
+kind parametrizes over every model of the active profile whose task matches -- one item per test x dataset x model, plus candidate-vs-baseline
 comparison items -- gated by the ``checklist`` section of ``thresholds.yaml`` under its suite
 name (``native_<task>`` unless given)::
 
-    from checklist.test_types import INV
-    from nlp_gate.native import behavioral_test, editor
+    from nlp_gate.native import INV, behavioral_test, editor
 
     @behavioral_test(capability="Fairness", type="inv", task="sentiment")
     def test_city_does_not_change_sentiment():
@@ -22,34 +22,23 @@ The function runs once per process, with NumPy's and Python's random generators 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys
+import types
+from typing import Any
 
 from nlp_gate.native.definition import NativeTest, behavioral_test
+from nlp_gate.native.lazy import Lazy, LazyEditor
 
-if TYPE_CHECKING:
-    from checklist.editor import Editor
+__all__ = ["DIR", "INV", "MFT", "Expect", "NativeTest", "Perturb", "behavioral_test", "editor"]
 
-__all__ = ["NativeTest", "Perturb", "behavioral_test", "editor"]
-
-_editor: Editor | None = None
-
-
-def __getattr__(name: str) -> Any:
-    """``editor``: one shared CheckList ``Editor`` (its lexicons take 0.6 s to load), made
-    on first use.  Its language-model suggestions need a hub model: native tests use
-    explicit lexicons (CheckList's own and ``Editor.add_lexicon``), so they run offline.
-
-    ``Perturb``: CheckList's ``Perturb``, importable offline (``offline_perturb``)."""
-    global _editor
-    if name == "editor":
-        if _editor is None:
-            from checklist.editor import Editor
-
-            _editor = Editor()
-        return _editor
-    if name == "Perturb":
-        return offline_perturb()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# CheckList's own objects, loaded when a test is first built (see nlp_gate.native.lazy).
+MFT = Lazy("checklist.test_types", "MFT")
+INV = Lazy("checklist.test_types", "INV")
+DIR = Lazy("checklist.test_types", "DIR")
+Expect = Lazy("checklist.expect", "Expect")
+# One shared Editor (its lexicons take 0.6 s to load).  Its language-model suggestions need
+# a hub model: native tests use explicit lexicons (CheckList's own and add_lexicon), offline.
+editor = LazyEditor()
 
 
 def offline_perturb() -> Any:
@@ -61,9 +50,6 @@ def offline_perturb() -> Any:
     ``pattern``; the string-level ones (``add_typos``, ``contractions``) do not.  So without
     the data the import is done with a stand-in ``pattern.en`` that raises if called.
     """
-    import sys
-    import types
-
     if "checklist.perturb" not in sys.modules and "pattern.en" not in sys.modules:
         import nltk
 
@@ -85,3 +71,6 @@ def offline_perturb() -> Any:
     from checklist.perturb import Perturb
 
     return Perturb
+
+
+Perturb = Lazy("checklist.perturb", "Perturb", offline_perturb)

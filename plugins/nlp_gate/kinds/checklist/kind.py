@@ -290,6 +290,10 @@ class ChecklistKind(ItemKind[ChecklistCase]):
         """The model as CheckList's ``predict_and_confidence_fn`` for this test."""
         return predict_fn(classifier, neutral_band=info.suite == "sentiment")
 
+    def test_problem(self, info: TestInfo) -> str | None:
+        """Why the test cannot run at all (None: it can); released tests always can."""
+        return None
+
     def source_digest(self, info: TestInfo) -> str:
         """What identifies the test's cases: the released suite tarball's sha256."""
         return self.catalog.sha256(info.suite)
