@@ -99,6 +99,7 @@ class NativeKind(ChecklistKind):
                                   "released CheckList suite; name the native suite otherwise")
         self.definitions[key] = definition  # a re-import (pytester) brings a new builder
         self._built.pop(key, None)
+        self._digests.pop(key, None)
         return self.info(key)
 
     def info(self, key: tuple[str, str]) -> TestInfo:
