@@ -13,6 +13,7 @@ from __future__ import annotations
 from nlp_gate.native import MFT, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import article, tidy
 from tests_behavioral.lexicons import (
     DUPLICATE,
     ENTAILMENT,
@@ -27,11 +28,6 @@ def _man_and_woman(template: str | tuple[str, ...], nsamples: int, **slots: list
     """Cases of a template over a {male} and a {female} first name that differ."""
     t = editor.template(template, nsamples=nsamples, meta=True, remove_duplicates=True, **slots)
     return [(d, m) for d, m in zip(t.data, t.meta) if m["male"] != m["female"]]
-
-
-def _a(noun: str) -> str:
-    """The noun with its indefinite article ("a doctor", "an engineer")."""
-    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 # --- sentiment ------------------------------------------------------------------------------
@@ -115,36 +111,32 @@ def test_paraphrase_pronoun_resolved_is_duplicate():
 # --- entailment -----------------------------------------------------------------------------
 
 
+def _pronoun_pairs(about_the_referent: bool) -> list[tuple[str, str]]:
+    """ "{male} met {female} in {city}. He/She was a {profession}." (He and She alternate),
+    with the statement about the person the pronoun refers to, or about the other one."""
+    data = []
+    for _, m in _man_and_woman("{male} {female} {profession} {city}", 100):
+        man, woman, job, city = m["male"], m["female"], article(m["profession"]), m["city"]
+        he = len(data) % 2 == 1
+        referent, other = (man, woman) if he else (woman, man)
+        subject = referent if about_the_referent else other
+        data.append((tidy(f"{man} met {woman} in {city}. {'He' if he else 'She'} was {job}."),
+                     f"{subject} was {job}."))
+    return data
+
+
 @behavioral_test(capability="Coref", type="mft", task="entailment")
 def test_entailment_pronoun_refers_to_right_person():
     """ "{male} met {female} in Boston. He was a doctor." entails "{male} was a doctor." (and
     "She ..." entails the statement about {female})."""
-    data = []
-    for _, m in _man_and_woman("{male} {female} {profession} {city}", 100):
-        man, woman, job, city = m["male"], m["female"], _a(m["profession"]), m["city"]
-        if len(data) % 2:
-            data.append((f"{man} met {woman} in {city}. He was {job}.".replace("..", "."),
-                         f"{man} was {job}."))
-        else:
-            data.append((f"{man} met {woman} in {city}. She was {job}.".replace("..", "."),
-                         f"{woman} was {job}."))
-    return MFT(data, labels=ENTAILMENT)
+    return MFT(_pronoun_pairs(about_the_referent=True), labels=ENTAILMENT)
 
 
 @behavioral_test(capability="Coref", type="mft", task="entailment")
 def test_entailment_pronoun_other_person_not_entailment():
     """ "{male} met {female} in Boston. He was a doctor." does not entail "{female} was a
     doctor." (nor "She ..." the statement about {male})."""
-    data = []
-    for _, m in _man_and_woman("{male} {female} {profession} {city}", 100):
-        man, woman, job, city = m["male"], m["female"], _a(m["profession"]), m["city"]
-        if len(data) % 2:
-            data.append((f"{man} met {woman} in {city}. He was {job}.".replace("..", "."),
-                         f"{woman} was {job}."))
-        else:
-            data.append((f"{man} met {woman} in {city}. She was {job}.".replace("..", "."),
-                         f"{man} was {job}."))
-    return MFT(data, labels=NOT_ENTAILMENT)
+    return MFT(_pronoun_pairs(about_the_referent=False), labels=NOT_ENTAILMENT)
 
 
 @behavioral_test(capability="Coref", type="mft", task="entailment")
@@ -159,7 +151,7 @@ def test_entailment_respectively():
         a, b = m["first_name1"], m["first_name2"]
         if a == b or m["profession1"] == m["profession2"]:
             continue
-        job1, job2 = _a(m["profession1"]), _a(m["profession2"])
+        job1, job2 = article(m["profession1"]), article(m["profession2"])
         premise = f"{a} and {b} are {job1} and {job2}, respectively."
         if len(data) % 2:
             data.append((premise, f"{b} is {job2}."))

@@ -24,7 +24,7 @@ from functools import cache
 from nlp_gate.native import INV, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.swaps import swap, swapped
+from tests_behavioral.cases import swap, swapped
 
 
 # Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons

@@ -16,6 +16,7 @@ from __future__ import annotations
 from nlp_gate.native import INV, MFT, Expect, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import article, tidy
 from tests_behavioral.lexicons import (
     DUPLICATE,
     ENTAILMENT,
@@ -64,16 +65,6 @@ def _two_people(nsamples: int) -> list[dict[str, str]]:
                         remove_duplicates=True)
     return [{"a": m["first_name1"], "b": m["first_name2"], "city": m["city"]}
             for m in t.meta if m["first_name1"] != m["first_name2"]]
-
-
-def _tidy(text: str) -> str:
-    """One final period where a slot already ends with one ("Washington, D.C.")."""
-    return text.replace("..", ".")
-
-
-def _a(noun: str) -> str:
-    """The noun with its indefinite article ("a doctor", "an engineer")."""
-    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 # --- sentiment ------------------------------------------------------------------------------
@@ -174,7 +165,7 @@ def test_entailment_symmetric_relation_swaps():
         hypothesis = _SYMMETRIC_SWAP.get(premise, premise.replace("{a}", "{x}")
                                          .replace("{b}", "{a}").replace("{x}", "{b}"))
         for slots in _two_people(12):
-            data.append((_tidy(premise.format(**slots)), _tidy(hypothesis.format(**slots))))
+            data.append((tidy(premise.format(**slots)), tidy(hypothesis.format(**slots))))
     return MFT(data, labels=ENTAILMENT)
 
 
@@ -226,8 +217,8 @@ def test_entailment_and_vs_or():
     for m in t.meta:
         if m["profession1"] == m["profession2"]:
             continue
-        name, job1, job2 = (f"{m['first_name']} {m['last_name']}", _a(m["profession1"]),
-                            _a(m["profession2"]))
+        name, job1, job2 = (f"{m['first_name']} {m['last_name']}", article(m["profession1"]),
+                            article(m["profession2"]))
         conj, label = ("and", ENTAILMENT) if len(data) % 2 else ("or", NOT_ENTAILMENT)
         data.append((f"{name} is {job1} {conj} {job2}.", f"{name} is {job2}."))
         labels.append(label)

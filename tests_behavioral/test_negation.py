@@ -16,6 +16,7 @@ from __future__ import annotations
 from nlp_gate.native import DIR, MFT, Expect, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import tidy
 from tests_behavioral.lexicons import (
     DUPLICATE,
     ENTAILMENT,
@@ -24,12 +25,6 @@ from tests_behavioral.lexicons import (
     NOT_ENTAILMENT,
     POSITIVE,
 )
-
-
-def _tidy(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """One final period where a slot already ends with one ("Washington, D.C.")."""
-    return [(p.replace("..", "."), h.replace("..", ".")) for p, h in pairs]
-
 
 # --- sentiment ------------------------------------------------------------------------------
 
@@ -145,7 +140,7 @@ def test_entailment_negated_fact_is_not_entailment():
     t += editor.template(("{first_name} {last_name} never visited {city}.",
                           "{first_name} {last_name} visited {city}."),
                          nsamples=25, remove_duplicates=True)
-    return MFT(_tidy(t.data), labels=NOT_ENTAILMENT)
+    return MFT([(tidy(p), tidy(h)) for p, h in t.data], labels=NOT_ENTAILMENT)
 
 
 @behavioral_test(capability="Negation", type="mft", task="entailment")
@@ -165,4 +160,4 @@ def test_entailment_negation_on_both_sides_keeps_entailment():
                           ("It is not the case that {first_name} {last_name} does not live "
                            "in {city}.")),
                          nsamples=25, remove_duplicates=True)
-    return MFT(_tidy(t.data), labels=ENTAILMENT)
+    return MFT([(tidy(p), tidy(h)) for p, h in t.data], labels=ENTAILMENT)

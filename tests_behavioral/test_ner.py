@@ -16,13 +16,12 @@ known value -- no named-entity recogniser is needed.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from nlp_gate.native import INV, MFT, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import filled, swapped
 from tests_behavioral.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
-from tests_behavioral.swaps import swapped
 
 
 # Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons
@@ -47,15 +46,6 @@ AGES: tuple[str, ...] = tuple(str(n) for n in range(18, 80))
 HOURS: tuple[str, ...] = tuple(str(n) for n in range(1, 13))
 PLACES: tuple[str, ...] = ("restaurant", "museum", "hotel", "park", "university", "bookstore",
                            "coffee shop", "hospital", "neighborhood", "gym")
-
-
-def _filled(templates: list[Any], nsamples: int, **fills: Any) -> list[Any]:
-    """The templates filled, two slots of one lexicon (``{x}``, ``{x1}``) always different."""
-    data: list[Any] = []
-    for template in templates:
-        data += editor.template(template, nsamples=nsamples, remove_duplicates=True,
-                                **fills).data
-    return data
 
 
 # --- sentiment ----------------------------------------------------------------------------
@@ -121,7 +111,7 @@ def test_paraphrase_different_person_not_duplicate():
         ("What did {first_name} {last_name} study in college?",
          "What did {first_name} {last_name1} study in college?"),
     ]
-    return MFT(_filled(templates, 14), labels=NOT_DUPLICATE)
+    return MFT(filled(templates, 14), labels=NOT_DUPLICATE)
 
 
 @behavioral_test(capability="NER", type="mft", task="paraphrase")
@@ -134,7 +124,7 @@ def test_paraphrase_different_location_not_duplicate():
         ("What should I see on a trip to {country}?", "What should I see on a trip to {country1}?"),
         ("Is {country} a safe country to visit?", "Is {country1} a safe country to visit?"),
     ]
-    return MFT(_filled(templates, 14, city=list(city_names()), place=list(PLACES),
+    return MFT(filled(templates, 14, city=list(city_names()), place=list(PLACES),
                        country=list(country_names())), labels=NOT_DUPLICATE)
 
 
@@ -178,7 +168,7 @@ def test_entailment_other_entity_not_entailed():
         ("The meeting with {first_name} started at {hour} o'clock.",
          "The meeting with {first_name} started at {hour1} o'clock."),
     ]
-    return MFT(_filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
+    return MFT(filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
                labels=NOT_ENTAILMENT)
 
 
@@ -197,7 +187,7 @@ def test_entailment_same_entity_entailed():
         ("The meeting with {first_name} started at {hour} o'clock.",
          "The meeting started at {hour} o'clock."),
     ]
-    return MFT(_filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
+    return MFT(filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
                labels=ENTAILMENT)
 
 

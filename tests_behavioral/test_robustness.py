@@ -20,9 +20,10 @@ from ``nlp_gate.native``, which imports CheckList's offline (``offline_perturb``
 from __future__ import annotations
 
 import numpy as np
-from nlp_gate.native import INV, Perturb, behavioral_test, editor
+from nlp_gate.native import INV, Perturb, behavioral_test
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import filled
 from tests_behavioral.lexicons import WORDS
 
 URLS = ("https://t.co/4Xb9qLm2", "http://www.example.com/review", "www.bit.ly/3kd8Zq",
@@ -33,16 +34,6 @@ YEARS = tuple(str(y) for y in range(1985, 2021, 5))
 
 def _pick(options: tuple[str, ...]) -> str:
     return options[np.random.randint(len(options))]
-
-
-def _fill(templates: tuple[str | tuple[str, str], ...], per_template: int, **slots) -> list:
-    """Fill each template on its own and concatenate the results (tuple templates give
-    pairs)."""
-    data: list = []
-    for template in templates:
-        data += editor.template(template, nsamples=per_template, remove_duplicates=True,
-                                **slots).data
-    return data
 
 
 def _variants(pair: tuple[str, str], fn) -> list[tuple[str, str]]:
@@ -89,7 +80,7 @@ SENTIMENT_CONTRACTION_TEMPLATES = (
 @behavioral_test(capability="Robustness", type="inv", task="sentiment")
 def test_sentiment_typos():
     """One or two swapped neighbouring characters do not change the prediction."""
-    data = _fill(SENTIMENT_TEMPLATES, 20)
+    data = filled(SENTIMENT_TEMPLATES, 20)
     return INV(Perturb.perturb(data, lambda s: _changed(s, [Perturb.add_typos(s),
                                                             Perturb.add_typos(s, typos=2)]),
                                nsamples=100).data)
@@ -98,7 +89,7 @@ def test_sentiment_typos():
 @behavioral_test(capability="Robustness", type="inv", task="sentiment")
 def test_sentiment_contractions():
     """Contracting or expanding ("it is" / "it's") does not change the prediction."""
-    data = _fill(SENTIMENT_CONTRACTION_TEMPLATES, 10)
+    data = filled(SENTIMENT_CONTRACTION_TEMPLATES, 10)
     return INV(Perturb.perturb(data, Perturb.contractions).data)
 
 
@@ -106,7 +97,7 @@ def test_sentiment_contractions():
 def test_sentiment_irrelevant_additions():
     """Appending a URL or a neutral sentence, or prefixing a handle, does not change the
     prediction."""
-    data = _fill(SENTIMENT_TEMPLATES, 15)
+    data = filled(SENTIMENT_TEMPLATES, 15)
 
     def add(s: str) -> list[str]:
         return [f"{s} {_pick(URLS)}", f"{_pick(HANDLES)} {s}",
@@ -146,7 +137,7 @@ COURTESY = ("Thanks in advance.", "Any help is appreciated.", "Sorry for my Engl
 @behavioral_test(capability="Robustness", type="inv", task="paraphrase")
 def test_paraphrase_typos():
     """A typo in either question does not change whether they are duplicates."""
-    data = _fill(QUESTION_PAIRS, 12)
+    data = filled(QUESTION_PAIRS, 12)
     return INV(Perturb.perturb(data, lambda p: _changed(p, [(Perturb.add_typos(p[0]), p[1]),
                                                           (p[0], Perturb.add_typos(p[1]))]),
                                nsamples=80).data)
@@ -156,7 +147,7 @@ def test_paraphrase_typos():
 def test_paraphrase_contractions():
     """Contracting or expanding ("What is" / "What's") in one or both questions does not
     change the prediction."""
-    data = _fill(QUESTION_CONTRACTION_PAIRS, 12)
+    data = filled(QUESTION_CONTRACTION_PAIRS, 12)
     return INV(Perturb.perturb(data, lambda p: _variants(p, _contract_or_expand)).data)
 
 
@@ -164,7 +155,7 @@ def test_paraphrase_contractions():
 def test_paraphrase_irrelevant_additions():
     """A URL or a courtesy phrase ("Thanks in advance.") added to one question does not
     change the prediction."""
-    data = _fill(QUESTION_PAIRS, 12)
+    data = filled(QUESTION_PAIRS, 12)
 
     def add(p: tuple[str, str]) -> list[tuple[str, str]]:
         return [(f"{p[0]} {_pick(URLS)}", p[1]), (p[0], f"{p[1]} {_pick(COURTESY)}")]
@@ -208,7 +199,7 @@ IRRELEVANT_SENTENCES = ("The weather was mild that week.", "Traffic in the city 
 @behavioral_test(capability="Robustness", type="inv", task="entailment")
 def test_entailment_typos():
     """A typo in the premise or in the hypothesis does not change the prediction."""
-    data = _fill(ENTAILMENT_PAIRS, 15, year=YEARS)
+    data = filled(ENTAILMENT_PAIRS, 15, year=YEARS)
     return INV(Perturb.perturb(data, lambda p: _changed(p, [(Perturb.add_typos(p[0]), p[1]),
                                                           (p[0], Perturb.add_typos(p[1]))]),
                                nsamples=80).data)
@@ -218,13 +209,13 @@ def test_entailment_typos():
 def test_entailment_contractions():
     """Contracting or expanding ("did not" / "didn't") in the premise, the hypothesis or both
     does not change the prediction."""
-    data = _fill(ENTAILMENT_CONTRACTION_PAIRS, 12)
+    data = filled(ENTAILMENT_CONTRACTION_PAIRS, 12)
     return INV(Perturb.perturb(data, lambda p: _variants(p, _contract_or_expand)).data)
 
 
 @behavioral_test(capability="Robustness", type="inv", task="entailment")
 def test_entailment_irrelevant_sentence():
     """Appending an unrelated sentence to the premise does not change the prediction."""
-    data = _fill(ENTAILMENT_PAIRS, 15, year=YEARS)
+    data = filled(ENTAILMENT_PAIRS, 15, year=YEARS)
     return INV(Perturb.perturb(data, lambda p: (f"{p[0]} {_pick(IRRELEVANT_SENTENCES)}", p[1]),
                                nsamples=80).data)

@@ -19,6 +19,7 @@ from typing import Any
 from nlp_gate.native import DIR, MFT, Expect, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import filled
 from tests_behavioral.lexicons import (
     DUPLICATE,
     ENTAILMENT,
@@ -46,10 +47,9 @@ def _labelled(templates: list[tuple[Any, int]], nsamples: int,
     data: list[Any] = []
     labels: list[int] = []
     for template, label in templates:
-        filled = editor.template(template, nsamples=nsamples, remove_duplicates=True,
-                                 **fills).data
-        data += filled
-        labels += [label] * len(filled)
+        cases = filled([template], nsamples, **fills)
+        data += cases
+        labels += [label] * len(cases)
     return data, labels
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from nlp_gate.native import DIR, MFT, Expect, behavioral_test, editor
 
 from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral.cases import filled
 from tests_behavioral.lexicons import (
     DUPLICATE,
     ENTAILMENT,
@@ -34,25 +35,16 @@ NEGATIVE_TEMPLATES = ("The {thing} was {neg_adj}.", "What {a:neg_adj} {thing}.",
                       "I {neg_verb_past} the {thing}.", "We {neg_verb} this {thing}.")
 
 
-def _union(templates: tuple[str, ...], per_template: int) -> list[str]:
-    """Fill each template on its own (a list passed to ``editor.template`` would join them
-    into one multi-sentence case) and concatenate the results."""
-    data: list[str] = []
-    for template in templates:
-        data += editor.template(template, nsamples=per_template, remove_duplicates=True).data
-    return data
-
-
 @behavioral_test(capability="Vocabulary", type="mft", task="sentiment")
 def test_sentiment_positive_words():
     """Short sentences built around a positive adjective or verb are predicted positive."""
-    return MFT(_union(POSITIVE_TEMPLATES, 15), labels=POSITIVE)
+    return MFT(filled(POSITIVE_TEMPLATES, 15), labels=POSITIVE)
 
 
 @behavioral_test(capability="Vocabulary", type="mft", task="sentiment")
 def test_sentiment_negative_words():
     """Short sentences built around a negative adjective or verb are predicted negative."""
-    return MFT(_union(NEGATIVE_TEMPLATES, 15), labels=NEGATIVE)
+    return MFT(filled(NEGATIVE_TEMPLATES, 15), labels=NEGATIVE)
 
 
 @behavioral_test(capability="Vocabulary", type="dir", task="sentiment")

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -39,6 +39,8 @@ from nlp_gate.engine.predictor import (
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.results import ResultStore, package_versions
+
+K = TypeVar("K", bound=ItemKind[Any])
 
 @dataclass(frozen=True)
 class Options:
@@ -117,8 +119,12 @@ class Session:
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
 
-    def kind(self, name: str) -> ItemKind[Any]:
-        return self.kinds[name]
+    def kind(self, kind_type: type[K]) -> K:
+        """The run's instance of a registered kind, typed (kinds build on each other: the
+        comparison and native kinds on the CheckList kind)."""
+        kind = self.kinds[kind_type.name]
+        assert isinstance(kind, kind_type)
+        return kind
 
     # -- config ---------------------------------------------------------------------------
     @cached_property

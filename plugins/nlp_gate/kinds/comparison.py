@@ -189,7 +189,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
 
     def source(self, case: ComparisonCase) -> ChecklistKind:
         """The kind whose outcomes the case pairs (and shares with that kind's items)."""
-        kind = self.session.kind(case.source)
+        kind = self.session.kinds[case.source]  # by name: the native kind builds on this one
         assert isinstance(kind, ChecklistKind)
         return kind
 
@@ -220,9 +220,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
 
     @property
     def released(self) -> ChecklistKind:
-        kind = self.session.kind(ChecklistKind.name)
-        assert isinstance(kind, ChecklistKind)
-        return kind
+        return self.session.kind(ChecklistKind)
 
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         if self.released.missing:  # released comparisons need the released suites

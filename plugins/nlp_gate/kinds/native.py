@@ -80,9 +80,7 @@ class NativeKind(ChecklistKind):
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ChecklistGates:
         """The CheckList kind's gates: one ``checklist`` section for both."""
-        checklist = self.session.kind(ChecklistKind.name)
-        assert isinstance(checklist, ChecklistKind)
-        gates = checklist.gates
+        gates = self.session.kind(ChecklistKind).gates
         assert isinstance(gates, ChecklistGates)
         return gates
 
@@ -129,10 +127,9 @@ class NativeKind(ChecklistKind):
         first = FIRST_POSITION + POSITIONS_PER_TEST * list(self.definitions).index(
             (definition.suite, definition.name))
         cases: list[Any] = [NativeCase(first + i, info, s) for i, s in enumerate(specs)]
-        comparison = self.session.kind(ComparisonKind.name)
-        assert isinstance(comparison, ComparisonKind)
+        pairs = self.session.kind(ComparisonKind).pairs(specs)
         cases += [ComparisonCase(first + i, info, c, b, source=self.name)
-                  for i, (c, b) in enumerate(comparison.pairs(specs))]
+                  for i, (c, b) in enumerate(pairs)]
         # The function names the test: an item's id only adds dataset and model(s).
         return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
                              marks=c.marks()) for c in cases]
@@ -144,8 +141,7 @@ class NativeKind(ChecklistKind):
 
     def validate_collected(self) -> None:
         """Check the gates' names again, now that the native tests are known."""
-        checklist = self.session.kind(ChecklistKind.name)
-        assert isinstance(checklist, ChecklistKind)
+        checklist = self.session.kind(ChecklistKind)
         native: dict[str, dict[str, str]] = {}
         for (suite, name), d in self.definitions.items():
             native.setdefault(suite, {})[name] = d.capability
