@@ -104,8 +104,8 @@ def test_committed_cases_replace_the_generated_ones(user_repo: Path, zoo: Path) 
     rewritten["data"] = ["The food in Oslo was great.", "The food in Paris was great."]
     committed.write_text("\n".join([lines[0], json.dumps(rewritten), *lines[2:4]]) + "\n")
     module = user_repo / "tests_behavioral" / "test_domain.py"
-    module.write_text(module.read_text().replace(
-        'task="sentiment")', 'task="sentiment",\n                 cases="cases/' + TEST + '.jsonl")'))
+    committed_cases = f'task="sentiment",\n                 cases="cases/{TEST}.jsonl")'
+    module.write_text(module.read_text().replace('task="sentiment")', committed_cases))
     second = _pytest(user_repo, "-n", "0", zoo=zoo)
     assert second.returncode in (0, 1), second.stdout[-3000:]
     records = json.loads((user_repo / "reports" / "results.json").read_text())["records"]

@@ -4,9 +4,10 @@ A native test builds its cases with CheckList's own ``Editor``, ``Perturb`` and 
 returns the CheckList test (``MFT``, ``INV`` or ``DIR``), all imported from here: they are
 CheckList's objects, loaded on first use so that collecting a test module stays fast.
 ``behavioral_test`` turns the function into a pytest test function that the ``native`` item
-kind parametrizes over every model of the active profile whose task matches -- one item per test x dataset x model, plus candidate-vs-baseline
-comparison items -- gated by the ``checklist`` section of ``thresholds.yaml`` under its suite
-name (``native_<task>`` unless given)::
+kind parametrizes over every model of the active profile whose task matches -- one item per
+test x dataset x model, plus candidate-vs-baseline comparison items -- gated by the
+``checklist`` section of ``thresholds.yaml`` under its suite name (``native_<task>`` unless
+given)::
 
     from nlp_gate.native import INV, behavioral_test, editor
 

@@ -245,7 +245,8 @@ class ChecklistKind(ItemKind[ChecklistCase]):
             if outcome.failing:
                 message += "; first failing cases:\n" + "\n".join(outcome.failing)
         record = ChecklistRecord(
-            suite=case.info.suite, task=case.model.task.name, capability=case.info.capability, test=case.info.name,
+            suite=case.info.suite, task=case.model.task.name,
+            capability=case.info.capability, test=case.info.name,
             type=case.info.type, dataset=case.model.dataset, model=case.model.name,
             model_id=case.model.source, n_cases=outcome.n_cases, n_failed=outcome.n_failed,
             fail_rate=outcome.fail_rate if outcome.n_cases else None,
