@@ -186,17 +186,16 @@ class NativeKind(ChecklistKind):
         return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
     def source_digest(self, info: TestInfo) -> str:
-        """The cases and the module that defines the expectation: an edit of either
-        re-evaluates the test instead of reusing a stored outcome."""
+        """The cases (generated or read from a committed file) and the module that defines
+        the expectation: an edit of either re-evaluates the test instead of reusing a stored
+        outcome."""
         key = (info.suite, info.name)
         if key not in self._digests:
             test, d = self.built(key), self.definitions[key]
             h = hashlib.sha256(json.dumps([test.data, test.labels], default=str).encode())
             h.update(d.module_file.read_bytes())
-            if d.cases_file is not None:
-                h.update(d.cases_file.read_bytes())
             self._digests[key] = h.hexdigest()
         return self._digests[key]
 
     def metadata(self) -> dict[str, Any]:
-        return {}
+        return {}  # no suite tarballs (the CheckList kind records those)
