@@ -7,10 +7,12 @@ On a connected machine (downloads everything the selected recipes need)::
     python scripts/fetch_attack_resources.py --recipe textfooler DIR
     python scripts/fetch_attack_resources.py --with-data DIR        # + evaluation splits
 
-Offline, from Debian packages (WordNet; the Snowball stop list standing in for NLTK's)::
+Offline, from Debian packages (WordNet; the Snowball stop list standing in for NLTK's; the
+homoglyph table from Unicode's confusables) and from the zoo (its masked LM)::
 
-    apt-get install wordnet-base wordnet-sense-index liblingua-stopwords-perl
-    python scripts/fetch_attack_resources.py --from-debian [DIR]
+    apt-get install wordnet-base wordnet-sense-index liblingua-stopwords-perl \
+        python3-confusable-homoglyphs
+    python scripts/fetch_attack_resources.py --from-debian --stand-ins [DIR]
 
 Then copy DIR to the air-gapped machine and run
 ``pytest tests_behavioral -m adversarial --nlp-resources DIR`` (add ``--nlp-data-dir DIR/data``
@@ -42,15 +44,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-debian", action="store_true",
                         help="build NLTK's wordnet and stopwords from installed Debian packages "
                              "(no network)")
+    parser.add_argument("--stand-ins", action="store_true",
+                        help="train the zoo's masked LM, the offline variants' stand-in for "
+                             "the hub masked LMs (no network; builds the zoo first if needed)")
     parser.add_argument("--with-data", action="store_true",
                         help="also save the profiles' evaluation splits under DIR/data "
                              "(for --nlp-data-dir)")
     args = parser.parse_args(argv)
     bundle = Bundle(args.bundle.resolve())
     try:
+        done = []
         if args.from_debian:
-            done = fetch.from_debian(bundle)
-        else:
+            done += fetch.from_debian(bundle)
+        if args.stand_ins:
+            done += fetch.stand_ins(bundle)
+        if not (args.from_debian or args.stand_ins):
             done = fetch.fetch(bundle, fetch.needs_of(args.recipe))
             if args.with_data:
                 from nlp_gate.eval_sets import HUB_SPLITS, export

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from nlp_gate.config.thresholds import ThresholdsError
 from nlp_gate.kinds.attacks.gates import AttackGates, AttackKey
+from nlp_gate.report.verdict import verdict
 
 NAMES = (["textfooler", "iga", "iga-offline"], ["rte"], ["bert", "albert"])
 KEY = AttackKey("iga", "rte", "albert")
@@ -57,9 +58,46 @@ def test_gate_messages_name_metric_value_limit_and_rule() -> None:
      "unknown key(s) ['max_success']; valid: max_attack_success_rate, min_accuracy_under_attack"),
     ({"default": {"max_attack_success_rate": 150}}, "must be a percentage in [0, 100]"),
     ({"overrides": [{"recipe": "iga"}]}, "names no gate"),
-    ({"recipe": {}}, "unknown key(s) ['recipe'] in attacks; valid: default, models, recipes"),
+    ({"recipe": {}},
+     "unknown key(s) ['recipe'] in attacks; valid: min_ran, default, models, recipes"),
+    ({"min_ran": -1}, "attacks.min_ran: expected a whole number of attack items >= 0, got -1"),
+    ({"min_ran": "all"}, "attacks.min_ran: expected a whole number"),
+    ({"min_ran": True}, "attacks.min_ran: expected a whole number"),
 ])
 def test_invalid_sections_are_rejected_with_the_valid_names(section: dict, expected: str) -> None:
     with pytest.raises(ThresholdsError) as err:
         AttackGates(section, "t.yaml").validate(*NAMES)
     assert expected in str(err.value)
+
+
+def _results(statuses: list[str], min_ran: int | None) -> dict:
+    attacks = [{"recipe": f"r{i}", "status": s, "passed": True if s == "ran" else None}
+               for i, s in enumerate(statuses)]
+    return {"run": {"attack_requirements": {"min_ran": min_ran, "offline": "skip"}},
+            "attacks": attacks}
+
+
+def test_verdict_says_how_many_attack_items_ran() -> None:
+    gate = verdict(_results(["ran", "skipped", "skipped"], None))
+    assert gate.passed
+    assert gate.line() == ("release gate PASSED: 0 of 3 attack items over their gate; "
+                           "1 of 3 attack items ran")
+
+
+@pytest.mark.parametrize(("statuses", "min_ran", "passed"), [
+    (["skipped", "skipped"], 1, False),  # attacked nothing
+    (["ran", "skipped", "skipped"], 2, False),
+    (["ran", "ran", "skipped"], 2, True),
+    (["ran", "ran"], 40, True),  # a narrower selection must run all it selected
+    (["ran", "skipped"], 40, False),
+    (["skipped"], 0, True),
+])
+def test_min_ran_fails_a_run_that_attacked_too_little(statuses: list[str], min_ran: int,
+                                                      passed: bool) -> None:
+    gate = verdict(_results(statuses, min_ran))
+    assert gate.passed is passed
+    if not passed:
+        ran = statuses.count("ran")
+        assert (f"only {ran} attack items ran, {min(min_ran, len(statuses))} required "
+                f"(thresholds.yaml attacks.min_ran: {min_ran}") in gate.line()
+        assert gate.line().startswith("release gate FAILED")

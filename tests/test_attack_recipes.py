@@ -12,7 +12,7 @@ from nlp_gate.kinds.attacks.recipes import (
     NEEDS,
     NOT_APPLICABLE,
     OFFLINE_SUFFIX,
-    SUBSTITUTABLE,
+    OFFLINE_VARIANTS,
     exported_recipes,
     registered_names,
     registry,
@@ -39,10 +39,31 @@ def test_each_registered_recipe_is_either_described_or_not_applicable() -> None:
         assert (name in NEEDS) != (name in NOT_APPLICABLE), name
 
 
-def test_offline_variants_exist_for_the_seed_recipes_only() -> None:
+def test_offline_variants_build_the_canonical_class_with_its_arguments() -> None:
+    recipes = {r.name: r for r in registry()}
     variants = {r.name: r for r in registry() if r.offline_variant_of}
-    assert set(variants) == {f"{n}{OFFLINE_SUFFIX}" for n in SUBSTITUTABLE}
+    assert set(variants) == {f"{n}{OFFLINE_SUFFIX}" for n in OFFLINE_VARIANTS}
+    for variant in variants.values():
+        canonical = recipes[variant.offline_variant_of]
+        assert variant.class_path == canonical.class_path
+        assert variant.build_args == canonical.build_args
+        assert not canonical.not_applicable
     assert variants["textfooler-offline"].class_path.endswith("TextFoolerJin2019")
+
+
+def test_at_least_14_of_the_21_english_recipes_can_run_offline() -> None:
+    """Offline here: from PyPI, Debian and the zoo (the variants' stand-ins, the Debian data),
+    not from S3 or a model hub."""
+    from nlp_gate.kinds.attacks import resources as r
+
+    local = {r.STOPWORDS, r.WORDNET, r.MINILM, r.ZOO_MASKED_LM, r.HOMOGLYPH_TABLE}
+    english = [rec for rec in registry() if not rec.offline_variant_of
+               and "language recipe" not in (rec.not_applicable or "")]
+    assert len(english) == 21
+    runnable = {rec.offline_variant_of or rec.name for rec in registry()
+                if not rec.not_applicable and set(rec.needs) <= local}
+    assert len(runnable) >= 14, sorted(runnable)
+    assert {"bae", "bert-attack", "clare", "textbugger", "a2t"} <= runnable
 
 
 @pytest.mark.parametrize("profile", ["tiny", "paper"])

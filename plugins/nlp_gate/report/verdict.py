@@ -1,12 +1,14 @@
-"""The gate verdict as ``results.json`` records it: every gated record's ``passed`` flag.
+"""The gate verdict as ``results.json`` records it: every gated record's ``passed`` flag, and
+the run's own gates: how many attack items ran (``attacks.min_ran`` of thresholds.yaml,
+recorded in the ``run`` block as ``attack_requirements``).
 
-Items that never produced a record (a model refused to load, a missing resource) are not in
-here; pytest's exit status covers them, so callers pass it along when they have it.
+Items that never produced a record (a model refused to load) are not in here; pytest's exit
+status covers them, so callers pass it along when they have it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # results.json section -> what its records are, for the verdict line.
@@ -18,6 +20,8 @@ SECTIONS = {"records": "CheckList", "attacks": "attack", "accuracy": "accuracy",
 class ReleaseVerdict:
     counts: dict[str, tuple[int, int]]  # section -> (records, failed)
     exitstatus: int | None = None  # pytest's, when known
+    attacks_ran: int = 0  # attack records with status "ran"
+    problems: list[str] = field(default_factory=list)  # run gates missed
 
     @property
     def failed(self) -> int:
@@ -25,14 +29,18 @@ class ReleaseVerdict:
 
     @property
     def passed(self) -> bool:
-        return self.failed == 0 and not self.exitstatus
+        return self.failed == 0 and not self.problems and not self.exitstatus
 
     def line(self) -> str:
         parts = [f"{failed} of {n} {SECTIONS[s]} items over their gate"
                  for s, (n, failed) in self.counts.items() if n]
+        attacks = self.counts.get("attacks", (0, 0))[0]
+        if attacks:
+            # A skipped attack passes no gate: say how many attacked anything at all.
+            parts.append(f"{self.attacks_ran} of {attacks} attack items ran")
         status = "PASSED" if self.passed else "FAILED"
-        detail = "; ".join(parts) or "no gated items ran"
-        if self.exitstatus and not self.failed:
+        detail = "; ".join(parts + self.problems) or "no gated items ran"
+        if self.exitstatus and not self.failed and not self.problems:
             detail += f"; pytest exit status {self.exitstatus} (errors outside the gates)"
         return f"release gate {status}: {detail}"
 
@@ -42,4 +50,18 @@ def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVe
     counts = {s: (len(results.get(s, [])),
                   sum(r.get("passed") is False for r in results.get(s, [])))
               for s in SECTIONS}
-    return ReleaseVerdict(counts, exitstatus)
+    attacks = results.get("attacks", [])
+    ran = sum(r.get("status") == "ran" for r in attacks)
+    return ReleaseVerdict(counts, exitstatus, ran, _run_gate_problems(results, ran))
+
+
+def _run_gate_problems(results: dict[str, Any], ran: int) -> list[str]:
+    required = (results.get("run", {}).get("attack_requirements") or {}).get("min_ran")
+    selected = len(results.get("attacks", []))
+    if not required or not selected:
+        return []
+    needed = min(required, selected)  # a narrower selection must run all it selected
+    if ran >= needed:
+        return []
+    return [(f"only {ran} attack items ran, {needed} required (thresholds.yaml "
+             f"attacks.min_ran: {required}; the skipped items name what is missing)")]

@@ -147,7 +147,7 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
         for dataset in sorted(recipe.datasets, key=lambda d: cost[DATASETS[d].task])
         for family in recipe.families
     ]
-    with _executor(n_jobs, dict(recipe.cpu_numerics)) as run:
+    with SpawnPool(n_jobs, dict(recipe.cpu_numerics)) as run:
         # Imported here: it imports torch, transformers and the trainers, which a run that
         # only checks the zoo is current (every pytest session) need not pay for.
         from nlp_gate.zoo import pipeline
@@ -171,7 +171,7 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
     return card
 
 
-class _executor:
+class SpawnPool:
     """Runs job batches on a spawn-based process pool, ``jobs`` processes wide.
 
     Always in fresh processes, even for one job: the recipe's ``cpu_numerics`` must be in

@@ -43,6 +43,12 @@ def _texts(examples: list[Example]) -> list[str]:
     return [t for e in examples for t in (e.text if isinstance(e.text, tuple) else (e.text,))]
 
 
+def corpus(recipe: Recipe) -> list[str]:
+    """Every training text of the recipe's datasets, in a fixed order: what the tokenizers
+    (and the attack stand-in masked LM) learn from."""
+    return [t for d in recipe.datasets for t in _texts(_train_split(recipe, d))]
+
+
 def _pretraining_pairs(recipe: Recipe) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for dataset in recipe.datasets:
@@ -57,8 +63,7 @@ def build_base(recipe: Recipe, family: str, workdir: Path) -> BaseResult:
     task uses one)."""
     start = time.perf_counter()
     out = base_dir(workdir, family)
-    corpus = [t for d in recipe.datasets for t in _texts(_train_split(recipe, d))]
-    tokenizer = train_tokenizer(family, corpus, recipe.arch(family).vocab_size, out / "vocab-work")
+    tokenizer = train_tokenizer(family, corpus(recipe), recipe.arch(family).vocab_size, out / "vocab-work")
     tokenizer.save_pretrained(out / "tokenizer")
     pairs = _pretraining_pairs(recipe)
     seed = recipe.base_seed + FAMILIES.index(family)

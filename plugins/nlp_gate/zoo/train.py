@@ -152,13 +152,18 @@ def train_model(
         for start in range(0, len(order), recipe.batch_size):
             idx = order[start : start + recipe.batch_size]
             batch = collate([rows[i] for i in idx], pad_id)
-            loss = model(**batch, labels=labels[idx]).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
+            update(model, model(**batch, labels=labels[idx]).loss, optimizer, scheduler)
     model.eval()
+
+
+def update(model: PreTrainedModel, loss: torch.Tensor, optimizer: torch.optim.Optimizer,
+           scheduler: torch.optim.lr_scheduler.LRScheduler) -> None:
+    """One optimisation step, as the zoo trains everything: gradients clipped to norm 1."""
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
 
 
 @torch.inference_mode()

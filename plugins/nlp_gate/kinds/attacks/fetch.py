@@ -6,9 +6,11 @@ Two sources:
   the library that will later read it (NLTK's downloader, TextAttack's S3 helper, the Hugging
   Face hub client, TF Hub), into the bundle's layout.
 * ``from_debian`` -- offline, from Debian packages (``apt-get install wordnet-base
-  wordnet-sense-index liblingua-stopwords-perl``): WordNet 3.0, the same data NLTK
-  distributes, laid out as NLTK reads it, and the Snowball English stop list as NLTK's
-  ``stopwords`` corpus, recorded in PROVENANCE.json as a substitute so results say so.
+  wordnet-sense-index liblingua-stopwords-perl python3-confusable-homoglyphs``): WordNet 3.0,
+  the same data NLTK distributes, laid out as NLTK reads it; the Snowball English stop list as
+  NLTK's ``stopwords`` corpus, recorded in PROVENANCE.json as a substitute so results say so;
+  and the homoglyph table of the offline variants, from Debian's Unicode confusables.
+* ``stand_ins`` -- offline, from the zoo: the masked LM of the offline variants.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
 
 WORDNET_DIR = Path("/usr/share/wordnet")
 STOPWORDS_PM = Path("/usr/share/perl5/Lingua/StopWords/EN.pm")
@@ -48,13 +51,34 @@ class FetchError(RuntimeError):
 
 # -- offline, from Debian ---------------------------------------------------------------------
 def from_debian(bundle: Bundle) -> list[str]:
-    """Build NLTK's wordnet and stopwords corpora from installed Debian packages."""
+    """Build NLTK's wordnet and stopwords corpora and the homoglyph table from installed
+    Debian packages."""
     missing = [str(p) for p in (WORDNET_DIR / "data.noun", WORDNET_DIR / "index.sense",
-                                STOPWORDS_PM) if not p.exists()]
+                                STOPWORDS_PM, homoglyphs.CONFUSABLES) if not p.exists()]
     if missing:
         raise FetchError(f"not installed: {', '.join(missing)}; run `apt-get install "
                          f"{' '.join(r.DEBIAN_PACKAGES)}` first")
-    return [_wordnet_from_debian(bundle), _stopwords_from_debian(bundle)]
+    return [_wordnet_from_debian(bundle), _stopwords_from_debian(bundle),
+            _homoglyphs_from_debian(bundle)]
+
+
+def stand_ins(bundle: Bundle) -> list[str]:
+    """Train the zoo's masked LM into the bundle (building the zoo first if needed)."""
+    target = r.ZOO_MASKED_LM.path(bundle)
+    card = masked_lm.ensure(target)
+    return [f"{target}  (held-out masked-token accuracy {card['heldout_masked_accuracy']:.3f},"
+            f" perplexity {card['heldout_perplexity']}, {card['train_seconds']} s)"]
+
+
+def _homoglyphs_from_debian(bundle: Bundle) -> str:
+    target = r.HOMOGLYPH_TABLE.path(bundle)
+    pairs = homoglyphs.rebuild(target)
+    bundle.record_provenance(
+        r.HOMOGLYPH_TABLE.key,
+        f"{pairs} pairs of Unicode confusables.txt, Debian {homoglyphs.DEBIAN_PACKAGE} "
+        f"({_debian_version(homoglyphs.DEBIAN_PACKAGE)})",
+        substitute_for="Unicode intentional.txt (textattack/shared/intentional_homoglyphs.txt)")
+    return str(target)
 
 
 def _wordnet_from_debian(bundle: Bundle) -> str:
@@ -140,6 +164,12 @@ def _fetch_one(bundle: Bundle, resource: r.Resource) -> None:
         reply = requests.get(resource.url, timeout=60)
         reply.raise_for_status()
         resource.location().write_bytes(reply.content)
+    elif resource == r.ZOO_MASKED_LM:
+        stand_ins(bundle)
+    elif resource == r.HOMOGLYPH_TABLE:
+        if not homoglyphs.CONFUSABLES.exists():
+            raise FetchError(f"{resource.key}: {resource.remedy(bundle)}")
+        _homoglyphs_from_debian(bundle)
     else:
         raise FetchError(f"{resource.key} cannot be downloaded: {resource.remedy(bundle)}")
 

