@@ -79,3 +79,21 @@ def test_zoo_not_the_calibrated_one_is_named_in_header_and_gate_misses(
     failed_albert = [r for r in run.records if not r["passed"] and r["model"] == "albert"]
     assert failed_albert and out.count(f"note: {named}") >= len(failed_albert)
     assert "zoo model sst2/bert" not in out
+
+
+@pytest.mark.parametrize(("body", "where", "problem"), [
+    ("profiles:\n  tiny:\n    checklist: {default: 50\n", ":4:1", "expected ',' or '}'"),
+    # A tag that would build an object (here: run a command) is refused, never executed.
+    ("profiles: !!python/object/apply:os.system ['touch {marker}']\n", ":1:11",
+     "could not determine a constructor for the tag"),
+])
+def test_malformed_yaml_stops_the_run_with_file_and_line_and_no_traceback(
+        run_gate: RunGate, tmp_path: Path, body: str, where: str, problem: str) -> None:
+    path, marker = tmp_path / "gates.yaml", tmp_path / "executed"
+    path.write_text(body.replace("{marker}", str(marker)))
+    run = run_gate("--nlp-thresholds", str(path), *ARGS)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err, out = run.result.stderr.str(), run.result.stdout.str()
+    assert f"ERROR: {path}{where}: not valid YAML ({problem}" in err
+    assert "Traceback" not in err + out and "INTERNALERROR" not in err + out
+    assert not marker.exists()

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from nlp_gate.config import ConfigurationError
+from nlp_gate.config import ConfigurationError, read_yaml
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -90,10 +89,7 @@ class Profile:
 
 def load_profile(name: str = DEFAULT_PROFILE, models_file: Path | None = None) -> Profile:
     path = models_file or DEFAULT_MODELS_FILE
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ProfileError(f"models file not found: {path}") from None
+    raw = read_yaml(path, "models file", ProfileError)
     if not isinstance(raw, dict) or "profiles" not in raw or "tasks" not in raw:
         raise ProfileError(f"{path}: expected top-level keys 'tasks' and 'profiles'")
     tasks = {n: _task(n, t, path) for n, t in raw["tasks"].items()}

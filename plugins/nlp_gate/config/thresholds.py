@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 
-from nlp_gate.config import ConfigurationError
+from nlp_gate.config import ConfigurationError, read_yaml
 
 CALIBRATED_ON = "calibrated_on"
 
@@ -53,10 +52,9 @@ class Thresholds:
 
 def load_thresholds(path: Path, profile: str, sections: Iterable[str]) -> Thresholds:
     """Read ``path``'s gates for ``profile``; ``sections``: the item kinds' section names."""
-    try:
-        raw = yaml.safe_load(path.read_text()) or {}
-    except FileNotFoundError:
-        raise ThresholdsError(f"thresholds file not found: {path}") from None
+    raw = read_yaml(path, "thresholds file", ThresholdsError) or {}
+    if not isinstance(raw, dict):
+        raise ThresholdsError(f"{path}: expected a mapping with a 'profiles' key")
     profiles = raw.get("profiles") or {}
     if profile not in profiles:
         raise ThresholdsError(
