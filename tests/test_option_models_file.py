@@ -63,15 +63,41 @@ def test_missing_classifier_head_fails_before_any_test_runs(run_gate: RunGate, t
     assert json.loads(run.results_path.read_text())["records"] == []
 
 
-def test_fill_mask_checkpoint_fails_before_any_test_runs(run_gate: RunGate, tmp_path: Path,
-                                                         zoo: Path) -> None:
-    masked = tmp_path / "fill-mask"
-    shutil.copytree(zoo / "sst2" / "bert", masked)
-    config = json.loads((masked / "config.json").read_text())
-    config["architectures"] = ["BertForMaskedLM"]
-    (masked / "config.json").write_text(json.dumps(config))
-    path = _models_file(tmp_path, {"mlm": {"id": str(masked), "labels": ["negative", "positive"]}})
+def _edited_copy(zoo: Path, target: Path, **config_changes: object) -> Path:
+    shutil.copytree(zoo / "sst2" / "bert", target)
+    config = json.loads((target / "config.json").read_text())
+    config.update(config_changes)
+    (target / "config.json").write_text(json.dumps(config))
+    return target
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_bad_checkpoints_stop_the_run_at_start_all_named_at_once(
+        run_gate: RunGate, tmp_path: Path, zoo: Path, workers: int) -> None:
+    """One good model and four bad ones: one usage error (exit 4) listing the four, before any
+    item runs, the good model's included; no traceback."""
+    labels = ["negative", "positive"]
+    path = _models_file(tmp_path, {
+        "good": {"id": str(zoo / "sst2" / "bert"), "labels": labels},
+        "missing": {"id": str(tmp_path / "no-such-model"), "labels": labels},
+        "mlm": {"id": str(_edited_copy(zoo, tmp_path / "fill-mask",
+                                       architectures=["BertForMaskedLM"])), "labels": labels},
+        "swapped": {"id": str(_edited_copy(zoo, tmp_path / "swapped",
+                                           id2label={"0": "positive", "1": "negative"})),
+                    "labels": labels},
+        "three": {"id": str(_edited_copy(zoo, tmp_path / "three", id2label={
+            "0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"})), "labels": labels},
+    })
     run = run_gate("--nlp-models-file", str(path), "--nlp-thresholds", _thresholds(tmp_path),
-                   *ARGS)
-    assert "BertForMaskedLM checkpoint, not a sequence classifier" in run.result.stdout.str()
-    assert run.result.parseoutcomes().get("passed", 0) == 0
+                   *ARGS, workers=workers)
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    err, out = run.result.stderr.str(), run.result.stdout.str()
+    assert f"ERROR: 4 model(s) of profile 'tiny' ({path}) cannot be tested:" in err
+    assert f"sst2-missing ({tmp_path / 'no-such-model'}): no such directory" in err
+    assert "BertForMaskedLM checkpoint, not a sequence classifier" in err
+    assert "output 0 is named 'positive' in the checkpoint but the models file maps it to " \
+           "'negative'; fix 'labels' in the models file" in err
+    assert "has 3 outputs but the models file maps 2 labels" in err
+    assert "sst2-good" not in err
+    assert "Traceback" not in err + out and "passed" not in out
+    assert not run.results_path.exists()

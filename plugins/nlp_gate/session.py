@@ -24,6 +24,7 @@ from nlp_gate.config.profiles import (
     Profile,
     load_profile,
 )
+from nlp_gate.config import ConfigurationError
 from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.thresholds import Thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
@@ -33,6 +34,7 @@ from nlp_gate.engine.predictor import (
     LoadOptions,
     ModelLoadError,
     load_classifier,
+    preflight,
     worker_index,
     zoo_location,
 )
@@ -137,10 +139,18 @@ class Session:
                                [k.section for k in self.kinds.values()])
 
     def validate(self) -> None:
-        """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one."""
+        """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one;
+        then every local checkpoint of the profile, all problems in one error."""
         for kind in self.kinds.values():
             kind.cases()
             kind.gates
+        problems = [p for m in self.profile.models if not m.is_zoo
+                    for p in [preflight(m, self.location(m))] if p]
+        if problems:
+            raise ConfigurationError(
+                f"{len(problems)} model(s) of profile {self.profile.name!r} "
+                f"({self.profile.source_file}) cannot be tested:\n"
+                + "\n".join(f"  - {p}" for p in problems))
 
     def validate_collected(self) -> None:
         """After collection: what only the collected tests tell (native tests' names)."""

@@ -97,7 +97,7 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     fingerprint: an earlier run loaded and validated exactly these files (the fingerprint
     hashes them), and a re-run answered from the cache then never loads the model.
     """
-    where = f"{spec.key} ({spec.source}{'@' + spec.revision if spec.revision else ''})"
+    where = _where(spec)
     try:
         config, commit = _checkpoint_config(location, spec.revision)
     except OSError as exc:
@@ -178,6 +178,45 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
     if device == "cpu":
         torch.set_num_threads(cpu_threads())
     return model, tokenizer
+
+
+# Any of these next to config.json: a tokenizer saved with the model.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "spiece.model",
+                   "sentencepiece.bpe.model", "vocab.json")
+
+
+def preflight(spec: ModelSpec, location: str) -> str | None:
+    """What is wrong with a local checkpoint, read from its files at start-up, before any item
+    runs and without loading weights (the config names the head and the labels), or None.
+
+    A hub id is checked when it loads: reaching the hub (or its cache) is part of loading.
+    An untrained head saved as a classifier is found only in the weights, at load.
+    """
+    where = _where(spec)
+    path = Path(location).expanduser()
+    if not path.is_dir():
+        if path.is_absolute() or spec.source.startswith((".", "~")):
+            return f"{where}: no such directory {path}; fix its 'id' in the models file"
+        return None
+    config_file = path / "config.json"
+    try:
+        config = json.loads(config_file.read_text())
+    except FileNotFoundError:
+        return f"{where}: {path} has no config.json; it is not a saved transformers checkpoint"
+    except ValueError as exc:
+        return f"{where}: {config_file} is not valid JSON ({exc})"
+    try:
+        check_classifier(where, spec, config, missing_keys=())
+    except ModelLoadError as exc:
+        return str(exc)
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        return (f"{where}: {path} has no tokenizer files ({', '.join(TOKENIZER_FILES[:4])}, "
+                "...); save the tokenizer next to the model (tokenizer.save_pretrained)")
+    return None
+
+
+def _where(spec: ModelSpec) -> str:
+    return f"{spec.key} ({spec.source}{'@' + spec.revision if spec.revision else ''})"
 
 
 def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
