@@ -74,7 +74,7 @@ def _edited_copy(zoo: Path, target: Path, **config_changes: object) -> Path:
 @pytest.mark.parametrize("workers", [0, 2])
 def test_bad_checkpoints_stop_the_run_at_start_all_named_at_once(
         run_gate: RunGate, tmp_path: Path, zoo: Path, workers: int) -> None:
-    """One good model and four bad ones: one usage error (exit 4) listing the four, before any
+    """One good model and five bad ones: one usage error (exit 4) listing the five, before any
     item runs, the good model's included; no traceback."""
     labels = ["negative", "positive"]
     path = _models_file(tmp_path, {
@@ -87,17 +87,61 @@ def test_bad_checkpoints_stop_the_run_at_start_all_named_at_once(
                     "labels": labels},
         "three": {"id": str(_edited_copy(zoo, tmp_path / "three", id2label={
             "0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"})), "labels": labels},
+        "remote": {"id": str(_edited_copy(zoo, tmp_path / "remote", auto_map={
+            "AutoModelForSequenceClassification": "modeling_evil.Evil"})), "labels": labels},
     })
     run = run_gate("--nlp-models-file", str(path), "--nlp-thresholds", _thresholds(tmp_path),
                    *ARGS, workers=workers)
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     err, out = run.result.stderr.str(), run.result.stdout.str()
-    assert f"ERROR: 4 model(s) of profile 'tiny' ({path}) cannot be tested:" in err
+    assert f"ERROR: 5 model(s) of profile 'tiny' ({path}) cannot be tested:" in err
     assert f"sst2-missing ({tmp_path / 'no-such-model'}): no such directory" in err
     assert "BertForMaskedLM checkpoint, not a sequence classifier" in err
     assert "output 0 is named 'positive' in the checkpoint but the models file maps it to " \
            "'negative'; fix 'labels' in the models file" in err
     assert "has 3 outputs but the models file maps 2 labels" in err
+    assert "(auto_map: AutoModelForSequenceClassification); nlp-gate never runs a checkpoint's" \
+           " own code (trust_remote_code=False)" in err
     assert "sst2-good" not in err
     assert "Traceback" not in err + out and "passed" not in out
     assert not run.results_path.exists()
+
+
+class _Hostile:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, ...]:
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_pickle_weights_are_read_weights_only_and_a_hostile_one_never_runs(
+        run_gate: RunGate, tmp_path: Path, zoo: Path) -> None:
+    """A checkpoint without safetensors loads through torch's weights-only unpickler: the
+    zoo's weights saved as pytorch_model.bin work; one carrying a payload is refused."""
+    import torch
+    from safetensors.torch import load_file
+
+    labels = ["negative", "positive"]
+    marker = tmp_path / "payload-ran"
+    models = {}
+    for name, extra in (("plain", {}), ("hostile", {"payload": _Hostile(marker)})):
+        target = tmp_path / name
+        shutil.copytree(zoo / "sst2" / "bert", target)
+        weights = load_file(target / "model.safetensors")
+        (target / "model.safetensors").unlink()
+        torch.save({**weights, **extra}, target / "pytorch_model.bin")
+        models[name] = {"id": str(target), "labels": labels}
+    plain = run_gate("--nlp-models-file", str(_models_file(tmp_path, {"plain": models["plain"]})),
+                     "--nlp-thresholds", _thresholds(tmp_path), *ARGS)
+    assert {r["model"] for r in plain.records} == {"plain"}
+    hostile = run_gate("--nlp-models-file",
+                       str(_models_file(tmp_path, {"hostile": models["hostile"]})),
+                       "--nlp-thresholds", _thresholds(tmp_path), *ARGS)
+    out = hostile.result.stdout.str()
+    assert not marker.exists()
+    assert "cause: Trying to load unsupported GLOBAL posix.system" in out  # torch refused it
+    assert "re-save the model with save_pretrained() (safetensors)" in out
+    assert hostile.result.parseoutcomes().get("passed", 0) == 0

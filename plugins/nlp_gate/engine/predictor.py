@@ -143,7 +143,7 @@ def _checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, A
             return raw, None
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(location, revision=revision)
+    config = AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False)
     return config.to_dict(), getattr(config, "_commit_hash", None)
 
 
@@ -162,9 +162,14 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision)
+        # Nothing from the checkpoint executes: no code it ships (trust_remote_code), and its
+        # weights from safetensors when it has them, else from a pickle read by torch's
+        # weights-only unpickler (tensors and plain containers; anything else is refused).
+        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision,
+                                                  trust_remote_code=False)
         model, info = AutoModelForSequenceClassification.from_pretrained(
-            location, revision=spec.revision, output_loading_info=True, **overrides
+            location, revision=spec.revision, output_loading_info=True,
+            trust_remote_code=False, use_safetensors=None, weights_only=True, **overrides
         )
     except OSError as exc:
         raise _unreachable(where, spec, exc) from exc
@@ -205,6 +210,10 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         return f"{where}: {path} has no config.json; it is not a saved transformers checkpoint"
     except ValueError as exc:
         return f"{where}: {config_file} is not valid JSON ({exc})"
+    if config.get("auto_map"):
+        return (f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
+                f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
+                "checkpoint's own code (trust_remote_code=False): use a built-in architecture")
     try:
         check_classifier(where, spec, config, missing_keys=())
     except ModelLoadError as exc:
@@ -220,6 +229,17 @@ def _where(spec: ModelSpec) -> str:
 
 
 def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
+    if Path(spec.source).expanduser().is_dir():  # here, but its files could not be read
+        cause: BaseException | None = exc
+        while cause is not None and (cause.__cause__ or cause.__context__):
+            cause = cause.__cause__ or cause.__context__  # the root: why the file failed
+        cause = None if cause is exc else cause
+        return ModelLoadError(
+            f"cannot load {where}: {exc}"
+            + (f"\n  cause: {str(cause).splitlines()[0]}" if cause else "")
+            + "\n  A pickle-format checkpoint (pytorch_model.bin) is read with torch's "
+            "weights-only unpickler, which refuses anything but tensors and plain containers; "
+            "re-save the model with save_pretrained() (safetensors).")
     return ModelLoadError(
         f"cannot load {where}: {exc}\n"
         "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
