@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,32 +109,33 @@ def test_bad_checkpoints_stop_the_run_at_start_all_named_at_once(
     assert not run.results_path.exists()
 
 
-class _Hostile:
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, ...]:
-        import os
-
-        return os.system, (f"touch {self.marker}",)
+# Run in a subprocess: torch is imported there, not in this process (the in-process runs
+# before this test leave it in a state where importing torch can fail).
+SAVE_BIN = """
+import os, sys, torch
+from safetensors.torch import load_file
+source, target, marker = sys.argv[1:4]
+class Hostile:
+    def __reduce__(self):
+        return os.system, (f"touch {marker}",)
+extra = {"payload": Hostile()} if marker else {}
+torch.save({**load_file(source), **extra}, target)
+"""
 
 
 def test_pickle_weights_are_read_weights_only_and_a_hostile_one_never_runs(
         run_gate: RunGate, tmp_path: Path, zoo: Path) -> None:
     """A checkpoint without safetensors loads through torch's weights-only unpickler: the
     zoo's weights saved as pytorch_model.bin work; one carrying a payload is refused."""
-    import torch
-    from safetensors.torch import load_file
-
     labels = ["negative", "positive"]
     marker = tmp_path / "payload-ran"
     models = {}
-    for name, extra in (("plain", {}), ("hostile", {"payload": _Hostile(marker)})):
+    for name, payload in (("plain", ""), ("hostile", str(marker))):
         target = tmp_path / name
         shutil.copytree(zoo / "sst2" / "bert", target)
-        weights = load_file(target / "model.safetensors")
+        subprocess.run([sys.executable, "-c", SAVE_BIN, str(target / "model.safetensors"),
+                        str(target / "pytorch_model.bin"), payload], check=True)
         (target / "model.safetensors").unlink()
-        torch.save({**weights, **extra}, target / "pytorch_model.bin")
         models[name] = {"id": str(target), "labels": labels}
     plain = run_gate("--nlp-models-file", str(_models_file(tmp_path, {"plain": models["plain"]})),
                      "--nlp-thresholds", _thresholds(tmp_path), *ARGS)
