@@ -114,15 +114,18 @@ class ChecklistGates:
             for k, names in valid.items():
                 if k in rule and (k not in ("suite", "test") or universe.known(k, rule[k])):
                     problems += unknown_names(f"overrides[{i}] {k}", [rule[k]], names)
-        problems += percent_problems("a max fail rate", self._rates())
+        for key, rate in self._rates():
+            problems += percent_problems(f"checklist.{key} (a max fail rate)", [rate])
         raise_problems(self.where, problems)
 
-    def _rates(self) -> Iterable[Any]:
-        yield self._default
-        yield from (_unwrap(v) for v in self._capabilities.values())
-        for tests in self._tests.values():
-            yield from (_unwrap(v) for v in tests.values())
-        yield from (rule.get("max_fail_rate") for rule in self._overrides)
+    def _rates(self) -> Iterable[tuple[str, Any]]:
+        """Every gate of the section with the key that sets it."""
+        yield "default", self._default
+        yield from ((f"capabilities.{c}", _unwrap(v)) for c, v in self._capabilities.items())
+        for suite, tests in self._tests.items():
+            yield from ((f"tests.{suite}.{t}", _unwrap(v)) for t, v in tests.items())
+        yield from ((f"overrides[{i}].max_fail_rate", rule.get("max_fail_rate"))
+                    for i, rule in enumerate(self._overrides))
 
 
 def _unwrap(value: Any) -> Any:
