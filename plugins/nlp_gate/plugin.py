@@ -6,7 +6,10 @@ behind the ``ItemKind`` interface (``nlp_gate.kinds``); these hooks only wire th
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Generator
 from pathlib import Path
 
 import allure
@@ -82,8 +85,24 @@ def pytest_configure(config: pytest.Config) -> None:
         # A run of the default paths (testpaths or the rootdir) also collects the packaged
         # items; a run naming paths runs what it names (``--pyargs nlp_gate.released`` too).
         config.args.append(str(RELEASED_ITEMS))
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistController(config), "nlp-gate-xdist")
+    if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
+        if config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(_XdistController(config), "nlp-gate-xdist")
+        _interrupt_on_sigterm(config)
+
+
+def _interrupt_on_sigterm(config: pytest.Config) -> None:
+    """SIGTERM (a CI job's time-out) ends the run as Ctrl-C does: pytest then finishes the
+    session, and results.json and the reports are written for the items that finished,
+    marked ``"interrupted": true``.  Without this, SIGTERM kills the process outright."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    config.add_cleanup(lambda: signal.signal(signal.SIGTERM, previous))
 
 
 def nlp_session(config: pytest.Config) -> Session:
@@ -252,8 +271,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     drop_idle_hypothesis_plugin(config)
     run = nlp_session(config)
     run.record_engine_stats()
-    if hasattr(config, "workerinput"):  # xdist worker: hand records to the controller
-        config.workeroutput[WIRE_KEY] = run.results.to_wire()  # type: ignore[attr-defined]
+    if hasattr(config, "workerinput"):  # xdist worker: hand what is left to the controller
+        wire = run.results.take_wire()
+        if wire:
+            config.workeroutput[WIRE_KEY] = wire  # type: ignore[attr-defined]
         return
     if config.option.collectonly:
         return
@@ -263,7 +284,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return  # already reported as a usage error
     if not any(run.selected.values()) and not run.results.sections:
         return  # no gated item in this run (e.g. the project's own tests): keep reports
-    run.results.write(run.options.results, metadata)
+    run.results.write(run.options.results, metadata,
+                      interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
     if not run.results.sections:  # no gated item ran: keep the last run's reports
         return
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
@@ -309,11 +331,31 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         terminalreporter.write_line(line)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On an xdist worker, the item's records travel with its teardown report."""
+    report = yield
+    if call.when == "teardown" and hasattr(item.config, "workerinput"):
+        wire = nlp_session(item.config).results.take_wire()
+        if wire:
+            report.user_properties.append((WIRE_KEY, wire))
+    return report
+
+
 class _XdistController:
     """Collects worker records on the controller (registered only when xdist is active)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        wires = [value for name, value in report.user_properties if name == WIRE_KEY]
+        for wire in wires:
+            nlp_session(self.config).results.merge_wire(wire)
+        if wires:  # consumed: not for other reporters (JUnit XML properties)
+            report.user_properties = [p for p in report.user_properties if p[0] != WIRE_KEY]
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: object, error: object) -> None:

@@ -1,7 +1,10 @@
 """``reports/results.json``: run metadata plus one record per behavioral item.
 
-Records are produced on whichever process ran the item; under xdist the workers hand them to
-the controller through ``workeroutput`` and only the controller writes the file.  Records are
+Records are produced on whichever process ran the item; under xdist each worker hands an
+item's records to the controller with the item's teardown report (``user_properties``), so the
+records of every finished item reach it even when the run is interrupted or the worker is
+killed later; what is left at the end (engine statistics) goes through ``workeroutput``.
+Only the controller writes the file, atomically.  Records are
 sorted by their position in the parametrization, so ``-n 0`` and ``-n 2`` write the same list.
 """
 
@@ -35,25 +38,32 @@ class ResultStore:
 
     def __init__(self) -> None:
         self.sections: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+        self._added: list[tuple[str, int, dict[str, Any]]] = []
+        self._sent = 0  # how many of _added take_wire has handed on
 
     def add(self, section: str, position: int, record: dict[str, Any]) -> None:
         self.sections.setdefault(section, []).append((position, record))
+        self._added.append((section, position, record))
 
     def records(self, section: str = "records") -> list[dict[str, Any]]:
         return [r for _, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])]
 
-    def to_wire(self) -> str:
-        return json.dumps(self.sections)
+    def take_wire(self) -> str | None:
+        """The records added since the last call, as text for the controller (None: none)."""
+        new = self._added[self._sent:]
+        self._sent = len(self._added)
+        return json.dumps(new) if new else None
 
     def merge_wire(self, text: str) -> None:
-        for section, items in json.loads(text).items():
-            for position, record in items:
-                self.add(section, position, record)
+        for section, position, record in json.loads(text):
+            self.add(section, position, record)
 
-    def write(self, path: Path, run: dict[str, Any]) -> None:
+    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False) -> None:
         checklist = self.records()
         body: dict[str, Any] = {
             "schema": SCHEMA_VERSION,
+            # Ctrl-C or SIGTERM: the records are those of the items that finished.
+            "interrupted": interrupted,
             "run": run,
             "summary": {
                 "checklist_items": len(checklist),

@@ -56,6 +56,12 @@ def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVe
 
 
 def _run_gate_problems(results: dict[str, Any], ran: int) -> list[str]:
+    interrupted = ["run interrupted: only the items that finished are recorded"
+                   ] if results.get("interrupted") else []
+    return interrupted + _min_ran_problems(results, ran)
+
+
+def _min_ran_problems(results: dict[str, Any], ran: int) -> list[str]:
     required = (results.get("run", {}).get("attack_requirements") or {}).get("min_ran")
     selected = len(results.get("attacks", []))
     if not required or not selected:
