@@ -1,7 +1,8 @@
-"""An interrupted run keeps what finished, a killed worker loses only its running item: SIGTERM (a CI time-out) or SIGINT (Ctrl-C) after the
-first items leaves a complete results.json marked ``"interrupted": true`` with those items'
-records, a non-zero exit, and a next run that reuses them and ends with the same records as a
-run never interrupted.  With and without xdist (records travel with each item's report)."""
+"""Faults lose nothing that finished.  An interrupted run: SIGTERM (a CI time-out) or SIGINT
+(Ctrl-C) after the first items leaves a complete results.json marked ``"interrupted": true``
+with those items' records, a non-zero exit, and a next run that reuses them and ends with the
+same records as a run never interrupted (with and without xdist: records travel with each
+item's report).  A killed xdist worker loses only the item it was running."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,20 +31,21 @@ def _command(tmp: Path, name: str, workers: int) -> list[str]:
             "--nlp-prediction-cache", str(tmp / "cache.sqlite"), *SELECT]
 
 
-def _interrupted_run(tmp: Path, workers: int, sig: signal.Signals) -> tuple[int, str]:
-    """Start a run, send ``sig`` once three items have finished, return (exit, output)."""
-    proc = subprocess.Popen(_command(tmp, "interrupted", workers), cwd=tmp, text=True,
+def _run_and_act(tmp: Path, name: str, workers: int, after: int,
+                 act: Callable[[subprocess.Popen[str]], object]) -> tuple[int, str]:
+    """Start a run, call ``act`` once ``after`` items have finished, return (exit, output)."""
+    proc = subprocess.Popen(_command(tmp, name, workers), cwd=tmp, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.stdout is not None
-    lines, finished, sent = [], 0, False
+    lines, finished, acted = [], 0, False
     for line in proc.stdout:
         lines.append(line)
         finished += bool(re.search(r" (PASSED|FAILED)", line))
-        if finished >= 3 and not sent:
-            proc.send_signal(sig)
-            sent = True
+        if finished >= after and not acted:
+            act(proc)
+            acted = True
     proc.wait(timeout=300)
-    assert sent, "the run ended before three items finished"
+    assert acted, f"the run ended before {after} items finished"
     return proc.returncode, "".join(lines)
 
 
@@ -54,7 +57,8 @@ def _key(record: dict) -> tuple[str, ...]:
                                               (0, signal.SIGINT)])
 def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
         tmp_path: Path, workers: int, sig: signal.Signals) -> None:
-    code, out = _interrupted_run(tmp_path, workers, sig)
+    code, out = _run_and_act(tmp_path, "interrupted", workers, 3,
+                             lambda proc: proc.send_signal(sig))
     assert code == pytest.ExitCode.INTERRUPTED, out[-3000:]
     results = json.loads((tmp_path / "interrupted" / "results.json").read_text())
     assert results["interrupted"] is True
@@ -95,20 +99,9 @@ def test_killed_worker_is_a_reported_failure_and_the_other_records_are_kept(
     was running is reported as crashed, naming it (dataset and model in its id); every
     record that finished before (streamed) and after (the replacement worker) is written;
     the run exits non-zero."""
-    proc = subprocess.Popen(_command(tmp_path, "killed", 2), cwd=tmp_path, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert proc.stdout is not None
-    lines, finished, killed = [], 0, None
-    for line in proc.stdout:
-        lines.append(line)
-        finished += bool(re.search(r" (PASSED|FAILED)", line))
-        if finished >= 20 and killed is None:
-            killed = _children(proc.pid)[0]
-            os.kill(killed, signal.SIGKILL)
-    proc.wait(timeout=300)
-    out = "".join(lines)
-    assert killed is not None, "the run ended before 20 items finished"
-    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    code, out = _run_and_act(tmp_path, "killed", 2, 20,
+                             lambda proc: os.kill(_children(proc.pid)[0], signal.SIGKILL))
+    assert code == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     crashed = re.findall(r"worker '(gw\d)' crashed while running '([^']+)'", out)
     assert crashed, out[-3000:]
     results = json.loads((tmp_path / "killed" / "results.json").read_text())

@@ -25,6 +25,7 @@ from nlp_gate.session import Options, Session
 
 SESSION_KEY = pytest.StashKey[Session]()
 REPORTS_KEY = pytest.StashKey[Reports]()
+PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
 WIRE_KEY = "nlp_gate_records"
 # The reference study's items (every kind) as a test module shipped with the package.
 RELEASED_ITEMS = Path(__file__).resolve().with_name("released")
@@ -88,21 +89,35 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
         if config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(_XdistController(config), "nlp-gate-xdist")
-        _interrupt_on_sigterm(config)
+        _stop_on_signals(config)
 
 
-def _interrupt_on_sigterm(config: pytest.Config) -> None:
-    """SIGTERM (a CI job's time-out) ends the run as Ctrl-C does: pytest then finishes the
-    session, and results.json and the reports are written for the items that finished,
-    marked ``"interrupted": true``.  Without this, SIGTERM kills the process outright."""
+def _stop_on_signals(config: pytest.Config) -> None:
+    """SIGTERM (a CI job's time-out) and SIGINT (Ctrl-C) stop the run cleanly: the running
+    items finish, no new one starts, and pytest ends the session as interrupted (exit 2), so
+    results.json and the reports are written for every finished item, marked
+    ``"interrupted": true``.  A second signal stops at once.  (Without this, SIGTERM kills
+    the process outright, and an interrupt raised inside an arbitrary frame can crash
+    pytest's own interrupt report.)"""
     if threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread
+    stopping: list[str] = []
 
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+    def stop(signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        session = config.stash.get(PYTEST_SESSION_KEY, None)
+        if session is None or stopping:
+            raise KeyboardInterrupt(f"signal {name}")
+        stopping.append(name)
+        reason = f"{name}: stopping after the running items (send it again to stop now)"
+        session.shouldstop = reason  # checked by pytest between items
+        dsession = config.pluginmanager.getplugin("dsession")
+        if dsession is not None:  # the xdist controller: its loop stops the workers
+            dsession.shouldstop = reason
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    config.add_cleanup(lambda: signal.signal(signal.SIGTERM, previous))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.signal(sig, stop)
+        config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
 
 
 def nlp_session(config: pytest.Config) -> Session:
@@ -155,6 +170,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     broken test module.  Only the controller checks: xdist workers start after it.
     """
     config = session.config
+    config.stash[PYTEST_SESSION_KEY] = session  # for a stop signal (_stop_on_signals)
     if hasattr(config, "workerinput") or not runs_behavioral_suite(config):
         return
     try:
