@@ -214,6 +214,9 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         return (f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
                 f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
                 "checkpoint's own code (trust_remote_code=False): use a built-in architecture")
+    if not config.get("id2label") and "num_labels" not in config:
+        # save_pretrained leaves out a default label map: transformers' default, 2 labels.
+        config = {**config, "num_labels": 2}
     try:
         check_classifier(where, spec, config, missing_keys=())
     except ModelLoadError as exc:
