@@ -98,24 +98,24 @@ def build_zoo(
         card = read_card(root)
         if not force and card is not None and card.recipe_hash == expected:
             return card  # another process built it while we waited
-        _remove_leftovers(root)
+        remove_leftovers(root)
         tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             card = _build_into(tmp, recipe, expected, jobs)
-            _swap_into_place(tmp, root)
+            swap_into_place(tmp, root)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return card
 
 
-def _remove_leftovers(root: Path) -> None:
+def remove_leftovers(root: Path) -> None:
     """Temp dirs of builds that crashed (we hold the lock, so none is live)."""
     for pattern in (f".{root.name}.build-*", f".{root.name}.old-*"):
         for path in root.parent.glob(pattern):
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _swap_into_place(tmp: Path, root: Path) -> None:
+def swap_into_place(tmp: Path, root: Path) -> None:
     # rename() cannot replace a non-empty directory, so move the old zoo
     # aside first; the window without a root only sends readers to the lock.
     old = root.parent / f".{root.name}.old-{os.getpid()}"

@@ -75,7 +75,7 @@ def ensure(target: Path, zoo_root: Path | None = None,
            recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str, Any]:
     """The stand-in at ``target``, built from the zoo at ``zoo_root`` (built first when
     missing) unless a current one is there."""
-    from nlp_gate.zoo.build import default_zoo_root, ensure_zoo
+    from nlp_gate.zoo.build import default_zoo_root, ensure_zoo, remove_leftovers, swap_into_place
 
     zoo_root = (zoo_root or default_zoo_root()).resolve()
     zoo = ensure_zoo(zoo_root)
@@ -88,14 +88,11 @@ def ensure(target: Path, zoo_root: Path | None = None,
         card = read_card(target)
         if card is not None and card["recipe_hash"] == expected:
             return card  # built by another process while this one waited
+        remove_leftovers(target)  # of builds that crashed (we hold the lock)
         tmp = target.parent / f".{target.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             card = _build(tmp, zoo_root, zoo, recipe, expected)
-            old = target.parent / f".{target.name}.old-{os.getpid()}"
-            if target.exists():
-                target.rename(old)
-            tmp.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
+            swap_into_place(tmp, target)  # the zoo's: no reader sees half a model
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return card
