@@ -132,6 +132,11 @@ def test_padded_batches_are_what_the_tokenizer_pads(
             assert array.tolist() == expected[name].tolist(), name
         seen += idx.tolist()
     assert sorted(seen) == list(range(len(inputs)))  # every input once
+    # The count of cut inputs the report shows: those the tokenizer alone makes longer.
+    whole = (tokenizer([a for a, _ in pairs], [b for _, b in pairs]) if suite_name == "qqp"
+             else tokenizer(inputs))["input_ids"]
+    assert encode(tokenizer, inputs, max_length).truncated == sum(
+        len(ids) > max_length for ids in whole)
 
 
 def test_models_with_one_tokenizer_share_its_encodings() -> None:
@@ -198,6 +203,7 @@ def test_workers_share_encodings_through_their_directory(
     for got in (written, read):
         assert got.lengths.tolist() == own.lengths.tolist()
         assert got.starts.tolist() == own.starts.tolist()
+        assert got.truncated == own.truncated
         assert {k: (v.dtype, v.tolist()) for k, v in got.flat.items()} == {
             k: (v.dtype, v.tolist()) for k, v in own.flat.items()}
     bounded = Encodings(directory=tmp_path, keep_files=2, min_inputs=1)

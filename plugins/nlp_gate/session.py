@@ -280,7 +280,8 @@ class Session:
             self.results.add("engine", self.profile.models.index(c.spec), {
                 "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
                 "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
-                "cache_hits": c.cache_hits, "device": c.device, **extra,
+                "cache_hits": c.cache_hits, "device": c.device,
+                "max_length": c.max_length, "truncated_inputs": c.truncated, **extra,
             })
 
     # -- reporting ------------------------------------------------------------------------

@@ -35,6 +35,7 @@ class Encoded:
     lengths: np.ndarray
     starts: np.ndarray
     flat: dict[str, np.ndarray]
+    truncated: int = 0  # inputs longer than max_length, cut to it (counted for the report)
 
 
 _ENCODE_CHUNK = 16384  # inputs per tokenizer call: bounds the Python lists alive at once
@@ -49,17 +50,19 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
     names = [k for k in ("input_ids", "token_type_ids") if k in tokenizer.model_input_names]
     lengths: list[np.ndarray] = []
     parts: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    truncated = 0
     for start in range(0, len(inputs), _ENCODE_CHUNK):
         chunk = list(inputs[start:start + _ENCODE_CHUNK])
         if backend is not None:
             encodings = backend.encode_batch_fast(chunk)  # ids without character offsets
             rows = {"input_ids": [e.ids for e in encodings],
                     "token_type_ids": [e.type_ids for e in encodings]}
-        elif isinstance(chunk[0], tuple):
-            rows = tokenizer([x[0] for x in chunk], [x[1] for x in chunk], truncation=True,
-                             max_length=max_length)
+            truncated += sum(bool(e.overflowing) for e in encodings)  # the cut-off tokens
         else:
-            rows = tokenizer(chunk, truncation=True, max_length=max_length)
+            rows = _slow_encode(tokenizer, chunk, max_length=max_length)
+            full = _slow_encode(tokenizer, chunk)
+            truncated += sum(len(a) != len(b) for a, b in zip(rows["input_ids"],
+                                                               full["input_ids"]))
         n = np.fromiter(map(len, rows["input_ids"]), dtype=np.int64, count=len(chunk))
         lengths.append(n)
         for k in names:
@@ -70,7 +73,16 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
         # Unpadded, the attention mask is all ones: padding derives it (``padded_batches``).
         flat["attention_mask"] = np.ones(0, dtype=np.int32)
     length = np.concatenate(lengths)
-    return Encoded(length, np.cumsum(length) - length, flat)
+    return Encoded(length, np.cumsum(length) - length, flat, truncated)
+
+
+def _slow_encode(tokenizer: Any, chunk: list[Any], max_length: int | None = None) -> Any:
+    """A slow tokenizer's encoding of ``chunk`` (texts or pairs), truncated to
+    ``max_length`` when given."""
+    cut = {"truncation": True, "max_length": max_length} if max_length else {}
+    if isinstance(chunk[0], tuple):
+        return tokenizer([x[0] for x in chunk], [x[1] for x in chunk], **cut)
+    return tokenizer(chunk, **cut)
 
 
 def _truncating_backend(tokenizer: Any, max_length: int) -> Any | None:
@@ -174,22 +186,25 @@ class Encodings:
         try:
             with np.load(path, allow_pickle=False) as data:
                 lengths = data["lengths"].astype(np.int64)
+                truncated = int(data["truncated"])
                 flat = {name.removeprefix("flat_"): data[name].astype(np.int32)
                         for name in data.files if name.startswith("flat_")}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # evicted meanwhile, or unreadable: tokenize again
         mark_used(path)
         self.loaded += 1
-        return Encoded(lengths, np.cumsum(lengths) - lengths, flat)
+        return Encoded(lengths, np.cumsum(lengths) - lengths, flat, truncated)
 
     def _write(self, key: str, found: Encoded) -> None:
         path = self._path(key)
         if path is not None:
-            publish(path, lambda f: np.savez(f, lengths=_compact(found.lengths), **{
-                f"flat_{name}": _compact(a) for name, a in found.flat.items()}), self.keep_files)
+            publish(path, lambda f: np.savez(
+                f, lengths=_compact(found.lengths), truncated=np.int64(found.truncated),
+                **{f"flat_{name}": _compact(a) for name, a in found.flat.items()}),
+                self.keep_files)
 
 
-_FILE_FORMAT = 1  # layout of an Encodings file (part of its key)
+_FILE_FORMAT = 2  # layout of an Encodings file (part of its key)
 
 
 def _compact(a: np.ndarray) -> np.ndarray:

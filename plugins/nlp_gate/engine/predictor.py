@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 
 from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.engine.batching import Encodings, padded_batches
+from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.prediction_cache import PredictionCache, fingerprint, input_key
 from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
 
@@ -312,6 +312,8 @@ class Classifier:
         self.cache = cache
         self.forward_count = 0  # inputs that went through the model
         self.cache_hits = 0  # inputs answered by the persistent cache
+        self.truncated = 0  # forwarded inputs longer than max_length, cut to it
+        self.max_length = options.max_length  # narrowed to the position table at first pass
         self._model, self._tokenizer = model, tokenizer
         self._loader = loader  # loads (model, tokenizer) when they are None
         self.encodings = encodings  # tokenizations shared with this process's other models
@@ -376,9 +378,13 @@ class Classifier:
         # Never longer than the model's position table (the tiny zoo's models have 64).
         max_length = min(self.options.max_length, getattr(
             self.model.config, "max_position_embeddings", None) or self.options.max_length)
+        self.max_length = max_length
         tokenizer = self.tokenizer
         encoded = (self.encodings.encode(tokenizer, inputs, max_length)
-                   if self.encodings is not None else None)
+                   if self.encodings is not None else encode(tokenizer, inputs, max_length))
+        # An empty text is its special tokens alone; a long one is cut (as in the seed's
+        # pipeline), and the report counts how many were.
+        self.truncated += encoded.truncated
         with torch.inference_mode(), autocast:
             for idx, features in padded_batches(tokenizer, inputs, max_length,
                                                 self.options.batch_size, encoded):

@@ -62,7 +62,22 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
             f"passes, {total('checklist_cache_hits')} cache hits, "
             f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
             f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
-            f"({models} models)"]
+            f"({models} models)"] + truncation_lines(engine)
+
+
+def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
+    """Inputs the engine cut to a model's maximum length (a model sees only their start)."""
+    cut: dict[str, int] = {}
+    limit: dict[str, int] = {}
+    for r in engine:
+        name = f"{r['dataset']}/{r['model']}"
+        cut[name] = cut.get(name, 0) + int(r.get("truncated_inputs", 0))
+        limit[name] = int(r.get("max_length", 0))
+    shown = [f"{name} {n} (at {limit[name]} tokens)" for name, n in cut.items() if n]
+    if not shown:
+        return []
+    return ["inputs longer than the model's maximum length, truncated to it (of those "
+            "forwarded this run): " + ", ".join(shown)]
 
 
 def summary_lines(tables: list[Table], verdict: ReleaseVerdict, where: dict[str, Path],
