@@ -4,6 +4,10 @@ fixtures and fixture data), and are split into a fast subset and the slow rest."
 from __future__ import annotations
 
 import pytest
+# Imported before any test: pytester's sys.modules snapshot drops the modules a test imported
+# first, and numpy.fft's extension (which scipy.stats imports) refuses to load a second time
+# in one process, so a pytester test that imported it broke every later scipy.stats user.
+import scipy.stats  # noqa: F401
 
 from fixtures.gate_run import REPO, ZOO, GateRun, RunGate, run_gate, zoo
 

@@ -80,7 +80,24 @@ ROWS: dict[str, tuple[Callable[[Path, Path], list[str]], str, str]] = {
         lambda t, z: _gates(t, "profiles: {tiny: {checklist: {default: high}}}"),
         "{gates} (profile 'tiny'):",
         "checklist.default (a max fail rate) must be a percentage in [0, 100], got 'high'"),
+    "tampered suite": (
+        lambda t, z: _suites(t, b"not the release"),
+        "{tmp}/suites/sentiment_suite.tar.gz has sha256 ",
+        "for CheckList's released sentiment suite (corrupt, truncated or a different release). "
+        "Delete it and fetch the original"),
+    "missing suite": (
+        lambda t, z: _suites(t, None), "CheckList release suite 'sentiment' "
+        "(sentiment_suite.tar.gz, sha256 ", "or to download it automatically, run the gate "
+        "with --nlp-download, or point --nlp-suite-dir at a folder holding it"),
 }
+
+
+def _suites(tmp: Path, content: bytes | None) -> list[str]:
+    """A suite folder whose sentiment tarball is ``content`` (None: absent)."""
+    (tmp / "suites").mkdir()
+    if content is not None:
+        (tmp / "suites" / "sentiment_suite.tar.gz").write_bytes(content)
+    return ["--nlp-suite-dir", str(tmp / "suites")]
 
 
 def _write(path: Path, text: str) -> list[str]:
@@ -91,14 +108,19 @@ def _write(path: Path, text: str) -> list[str]:
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("row", ROWS)
 def test_bad_input_stops_the_run_with_one_message(run_gate: RunGate, tmp_path: Path,
-                                                  zoo: Path, row: str, workers: int) -> None:
+                                                  zoo: Path, row: str, workers: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A cache of this test's own: no suite tarball downloaded earlier stands in for a
+    # missing one.
+    monkeypatch.setenv("NLP_GATE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NLP_GATE_ZOO_DIR", str(zoo))
     make, first, detail = ROWS[row]
     args = make(tmp_path, zoo)
     run = run_gate(*args, "-m", "fairness and not native", workers=workers)
     err, out = run.result.stderr.str(), run.result.stdout.str()
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR, out[-2000:] + err[-2000:]
     expected = "ERROR: " + first.format(models=tmp_path / "models.yaml",
-                                        gates=tmp_path / "gates.yaml")
+                                        gates=tmp_path / "gates.yaml", tmp=tmp_path)
     assert err.splitlines()[0].startswith(expected), err
     assert detail.format(tmp=tmp_path) in err
     assert "Traceback" not in err + out and "INTERNALERROR" not in err + out

@@ -96,7 +96,8 @@ def _children(pid: int) -> list[int]:
 def test_killed_worker_is_a_reported_failure_and_the_other_records_are_kept(
         tmp_path: Path) -> None:
     """SIGKILL one xdist worker (as the OOM killer would) after items finished: the item it
-    was running is reported as crashed, naming it (dataset and model in its id); every
+    was running is reported as an error naming its model and the cause, and is counted as
+    failed by the verdict (results.json ``lost``); every
     record that finished before (streamed) and after (the replacement worker) is written;
     the run exits non-zero."""
     code, out = _run_and_act(tmp_path, "killed", 2, 20,
@@ -106,6 +107,17 @@ def test_killed_worker_is_a_reported_failure_and_the_other_records_are_kept(
     assert crashed, out[-3000:]
     results = json.loads((tmp_path / "killed" / "results.json").read_text())
     assert results["interrupted"] is False
+    # Reported as an error of the run that names the lost item's model, and in the verdict.
+    lost = results["lost"]
+    assert [x["item"] for x in lost] == [item for _, item in crashed]
+    for x in lost:
+        model = re.search(r"/(\w+/\w+)\]", x["item"]).group(1)  # ...[suite/test/sst2/bert]
+        assert x["models"] == [model]
+        assert f"nlp-gate: item lost, model {model}: its worker process died" in out
+    assert re.search(rf"^ERROR .*{re.escape(crashed[0][1])}", out, re.M), out[-3000:]
+    assert (f"{len(lost)} item{'s' * (len(lost) > 1)} lost with a crashed worker, counted "
+            "as failed") in out
+    assert "release gate FAILED" in out
     recorded = {f"{r['dataset']}/{r['model']}" for r in results["records"]}
     assert len(recorded) >= 2  # the killed worker's models and the other worker's
     total = int(re.search(r"workers \[(\d+) items\]", out).group(1))

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fixtures.gate_run import ZOO, RunGate
 
@@ -46,23 +47,40 @@ def test_data_dir_replaces_the_evaluation_set(run_gate: RunGate, tmp_path: Path)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_paper_profile_without_hub_names_the_missing_data_and_how_to_provide_it(
+def test_a_hub_dataset_without_hub_names_the_missing_data_and_how_to_provide_it(
         run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # an air-gapped machine: no retries
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    run = run_gate("--nlp-profile", "paper", "-m", "accuracy", "-k", "sst2")
+    """A checkpoint of one's own (a local copy of a zoo model, so it loads offline) on the
+    hub's sst2: its evaluation split is GLUE's, which an offline machine does not have."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")  # an air-gapped machine: no retries
+    models = _own_models_file(tmp_path)
+    own = ("--nlp-models-file", str(models), "--nlp-profile", "own", "--nlp-thresholds",
+           str(models.with_name("gates.yaml")), "-m", "accuracy")
+    run = run_gate(*own)
     out = run.result.stdout.str()
-    assert "no evaluation data for sst2: nyu-mll/glue/sst2 split 'validation'" in out
+    assert "no evaluation data for sst2: nyu-mll/glue/sst2 split 'validation'" in out, out
     assert "--nlp-data-dir DATA" in out and "DATA/sst2/validation.jsonl" in out
     outcomes = run.result.parseoutcomes()
-    assert outcomes["failed"] == 2 and "passed" not in outcomes
+    assert outcomes["failed"] == 1 and "passed" not in outcomes
 
-    # With the data provided, the run gets as far as the (unreachable) models.
+    # With the data provided, the model is measured on it.
     data = tmp_path / "data" / "sst2" / "validation.jsonl"
     data.parent.mkdir(parents=True)
     data.write_text(json.dumps({"sentence": "a fine film", "label": 1}) + "\n")
-    run = run_gate("--nlp-profile", "paper", "-m", "accuracy", "-k", "sst2",
-                   "--nlp-data-dir", str(tmp_path / "data"))
-    out = run.result.stdout.str()
-    assert "no evaluation data" not in out and "textattack/bert-base-uncased-SST-2" in out
-    assert run.result.parseoutcomes().get("passed", 0) == 0
+    run = run_gate(*own, "--nlp-data-dir", str(tmp_path / "data"))
+    assert "no evaluation data" not in run.result.stdout.str()
+    [record] = run.json["accuracy"]
+    assert (record["source"], record["n"]) == (str(data), 1)
+
+
+def _own_models_file(tmp: Path) -> Path:
+    from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
+    from nlp_gate.zoo import ensure_zoo
+
+    ensure_zoo(ZOO)
+    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
+    path = tmp / "models.yaml"
+    path.write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"own": {"datasets": {
+        "sst2": {"task": "sentiment", "models": {"mine": {
+            "id": str(ZOO / "sst2" / "bert"), "labels": ["negative", "positive"]}}}}}}}))
+    path.with_name("gates.yaml").write_text(yaml.safe_dump({"profiles": {"own": {}}}))
+    return path

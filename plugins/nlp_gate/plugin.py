@@ -160,6 +160,27 @@ def runs_only_behavioral_suite(config: pytest.Config) -> bool:
     return bool(paths) and all(any(within(p, b) for b in behavioral) for p in paths)
 
 
+def requested_argnames(config: pytest.Config, argnames: set[str]) -> set[str]:
+    """Which of ``argnames`` the test modules this run will collect ask for, read from their
+    source: under xdist the controller collects nothing, and a module whose items cannot be
+    made (the released suites absent) must stop the run before the workers start, not be a
+    collection error on each of them."""
+    found: set[str] = set()
+    for path in run_paths(config):
+        for folder in behavioral_paths(config):
+            if within(path, folder) and path.is_file():
+                files = [path]
+            elif within(folder, path) or within(path, folder):
+                top = path if within(path, folder) else folder
+                files = [*top.rglob("test_*.py"), *top.rglob("*_test.py")]
+            else:
+                continue
+            for file in files:
+                text = file.read_text(errors="replace")
+                found |= {name for name in argnames - found if name in text}
+    return found
+
+
 # -- start-up, collection ---------------------------------------------------------------------
 @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -173,8 +194,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config.stash[PYTEST_SESSION_KEY] = session  # for a stop signal (_stop_on_signals)
     if hasattr(config, "workerinput") or not runs_behavioral_suite(config):
         return
+    run = nlp_session(config)
     try:
-        nlp_session(config).validate()
+        run.validate(requested_argnames(config, {k.argname for k in run.kinds.values()}))
     except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from exc
 
@@ -378,3 +400,13 @@ class _XdistController:
         wire = getattr(node, "workeroutput", {}).get(WIRE_KEY)
         if wire:
             nlp_session(self.config).results.merge_wire(wire)
+
+    @pytest.hookimpl
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
+                               sched: object) -> None:
+        """A worker died while running ``crashitem`` (xdist reports it as failed, and does
+        not run it again): an error of the run naming the lost item's models and the likely
+        cause, recorded in results.json ``lost`` and counted as failed by the verdict."""
+        lost = nlp_session(self.config).record_lost_item(crashitem, str(report.longrepr))
+        report.when = "setup"  # an error of the run, not a gate the model missed
+        report.longrepr = f"{report.longrepr}\n{lost['message']}"

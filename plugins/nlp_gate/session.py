@@ -9,6 +9,7 @@ records (handed from xdist workers to the controller) -> reports.
 from __future__ import annotations
 
 import json
+import re
 from argparse import Namespace
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -114,6 +115,8 @@ class Session:
         # The selected items' cases, per kind: what to load and what to prefetch.
         self.selected: dict[str, list[Case]] = {name: [] for name in self.kinds}
         self.classifiers: dict[str, Classifier] = {}
+        # Models whose weights were refused at load: only their own items fail with it.
+        self.load_failures: dict[str, ModelLoadError] = {}
         self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
         self._zoo_card: dict[str, Any] | None = None
         # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
@@ -138,12 +141,18 @@ class Session:
         return load_thresholds(self.options.thresholds, self.profile.name,
                                [k.section for k in self.kinds.values()])
 
-    def validate(self) -> None:
+    def validate(self, requested: Iterable[str] = ()) -> None:
         """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one;
-        then every local checkpoint of the profile, all problems in one error."""
+        whether the kinds whose argument names the run's test modules ask for (``requested``)
+        can make their items; then every local checkpoint of the profile, all problems in
+        one error."""
+        requested = set(requested)
         for kind in self.kinds.values():
             kind.cases()
             kind.gates
+            problem = kind.unavailable() if kind.argname in requested else None
+            if problem is not None:
+                raise problem
         problems = [p for m in self.profile.models if not m.is_zoo
                     for p in [preflight(m, self.location(m))] if p]
         if problems:
@@ -172,17 +181,24 @@ class Session:
 
             ensure_zoo(self.options.zoo_dir)
         for s in specs:
-            if s.key not in self.classifiers:
-                self.classifiers[s.key] = load_classifier(
-                    s, self.location(s), self.options.load, worker_index(), self.encodings)
+            if s.key not in self.classifiers and s.key not in self.load_failures:
+                try:
+                    self.classifiers[s.key] = load_classifier(
+                        s, self.location(s), self.options.load, worker_index(), self.encodings)
+                except ModelLoadError as exc:
+                    self.load_failures[s.key] = exc
         return self.classifiers
 
     def __getitem__(self, spec: ModelSpec) -> Classifier:
         """The loaded model (``Models``): on first use, every model of the selected items
-        is loaded and validated, before any of them predicts."""
-        if spec.key not in self.classifiers:
+        is loaded and validated, before any of them predicts.  A model refused at load (what
+        only its weights tell: an untrained head, a pickle that is not only tensors) fails
+        its own items; the other models' items run."""
+        if spec.key not in self.classifiers and spec.key not in self.load_failures:
             selected = [m for cases in self.selected.values() for c in cases for m in c.models]
             self.load_models([*selected, spec])
+        if spec.key in self.load_failures:
+            raise self.load_failures[spec.key]
         return self.classifiers[spec.key]
 
     def eval_set(self, spec: ModelSpec) -> EvalSet | EvalDataMissing:
@@ -268,6 +284,23 @@ class Session:
     def _record(self, case: Case, kind: ItemKind[Any], verdict: Verdict) -> None:
         if verdict.record is not None:
             self.results.add(kind.records, case.position, dict(verdict.record))
+
+    def record_lost_item(self, nodeid: str, crash: str) -> dict[str, Any]:
+        """Record an item whose xdist worker died while running it (the controller only
+        knows its node id: the models are those its parameter id names)."""
+        # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
+        param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
+        models = [f"{m.dataset}/{m.name}" for m in self.profile.models
+                  if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
+                               rf"{re.escape(m.name)}(-vs-|$)", param)]
+        message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
+                   ": its worker process died while running it (killed by a signal, e.g. "
+                   "the out-of-memory killer, or a native crash); counted as failed in the "
+                   "release verdict")
+        record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0],
+                  "message": message}
+        self.results.add("lost", len(self.results.sections.get("lost", [])), record)
+        return record
 
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""

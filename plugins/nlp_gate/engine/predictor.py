@@ -191,18 +191,25 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "spie
 
 
 def preflight(spec: ModelSpec, location: str) -> str | None:
-    """What is wrong with a local checkpoint, read from its files at start-up, before any item
-    runs and without loading weights (the config names the head and the labels), or None.
+    """What is wrong with a checkpoint, read at start-up before any item runs and without
+    loading weights (the config names the head and the labels), or None.
 
-    A hub id is checked when it loads: reaching the hub (or its cache) is part of loading.
-    An untrained head saved as a classifier is found only in the weights, at load.
+    A local checkpoint is read from its files; a hub id's config comes from the local
+    Hugging Face cache or the hub (unreachable is a problem of the run, said once).  An
+    untrained head saved as a classifier is found only in the weights, at load.
     """
     where = _where(spec)
     path = Path(location).expanduser()
     if not path.is_dir():
         if path.is_absolute() or spec.source.startswith((".", "~")):
             return f"{where}: no such directory {path}; fix its 'id' in the models file"
-        return None
+        try:
+            config, _ = _checkpoint_config(location, spec.revision)
+        except OSError as exc:
+            return str(_unreachable(where, spec, exc))
+        except ValueError as exc:  # e.g. a config class only its own code defines
+            return f"{where}: its config cannot be read without running its code: {exc}"
+        return _config_problem(where, spec, config, f"{location}'s config.json")
     config_file = path / "config.json"
     try:
         config = json.loads(config_file.read_text())
@@ -210,6 +217,18 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         return f"{where}: {path} has no config.json; it is not a saved transformers checkpoint"
     except ValueError as exc:
         return f"{where}: {config_file} is not valid JSON ({exc})"
+    problem = _config_problem(where, spec, config, str(config_file))
+    if problem:
+        return problem
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        return (f"{where}: {path} has no tokenizer files ({', '.join(TOKENIZER_FILES[:4])}, "
+                "...); save the tokenizer next to the model (tokenizer.save_pretrained)")
+    return None
+
+
+def _config_problem(where: str, spec: ModelSpec, config: dict[str, Any],
+                    config_file: str) -> str | None:
+    """What a checkpoint's config says is wrong for this models-file entry, or None."""
     if config.get("auto_map"):
         return (f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
                 f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
@@ -221,9 +240,6 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         check_classifier(where, spec, config, missing_keys=())
     except ModelLoadError as exc:
         return str(exc)
-    if not any((path / name).is_file() for name in TOKENIZER_FILES):
-        return (f"{where}: {path} has no tokenizer files ({', '.join(TOKENIZER_FILES[:4])}, "
-                "...); save the tokenizer next to the model (tokenizer.save_pretrained)")
     return None
 
 

@@ -131,9 +131,18 @@ class ItemKind(ABC, Generic[C]):
     def cases(self) -> list[C]:
         """Every case of the run's configuration; validates what they depend on."""
 
+    def unavailable(self) -> Exception | None:
+        """Why no test function asking for this kind's items can get them here (e.g. the
+        released suites are absent), else None.  Checked at start for the test modules the
+        run will collect, so a run that cannot make its items stops before any worker starts."""
+        return None
+
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         """The parametrization of its argument in ``function`` (``pytest.param`` per case);
         most kinds give every test function that asks for it all their cases."""
+        problem = self.unavailable()
+        if problem is not None:
+            raise problem
         return [pytest.param(c, id=c.id, marks=c.marks()) for c in self.cases()]
 
     def validate_collected(self) -> None:

@@ -222,9 +222,13 @@ class ComparisonKind(ItemKind[ComparisonCase]):
     def released(self) -> ChecklistKind:
         return self.session.kind(ChecklistKind)
 
+    def unavailable(self) -> Exception | None:
+        return self.released.missing  # released comparisons need the released suites
+
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
-        if self.released.missing:  # released comparisons need the released suites
-            raise self.released.missing
+        problem = self.unavailable()
+        if problem is not None:
+            raise problem
         if self.gates is None:  # say why `-m regression` runs nothing, instead of "deselected"
             return [pytest.param(None, id="not-configured", marks=[
                 pytest.mark.regression, pytest.mark.skip(

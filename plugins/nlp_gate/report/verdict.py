@@ -2,8 +2,9 @@
 the run's own gates: how many attack items ran (``attacks.min_ran`` of thresholds.yaml,
 recorded in the ``run`` block as ``attack_requirements``).
 
-Items that never produced a record (a model refused to load) are not in here; pytest's exit
-status covers them, so callers pass it along when they have it.
+Items lost with a crashed xdist worker (results.json ``lost``) count as failed.  Other items
+that never produced a record (a model refused to load) are not in here; pytest's exit status
+covers them, so callers pass it along when they have it.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ class ReleaseVerdict:
     exitstatus: int | None = None  # pytest's, when known
     attacks_ran: int = 0  # attack records with status "ran"
     problems: list[str] = field(default_factory=list)  # run gates missed
+    lost: int = 0  # items whose worker died while running them
 
     @property
     def failed(self) -> int:
-        return sum(f for _, f in self.counts.values())
+        return sum(f for _, f in self.counts.values()) + self.lost
 
     @property
     def passed(self) -> bool:
@@ -38,6 +40,9 @@ class ReleaseVerdict:
         if attacks:
             # A skipped attack passes no gate: say how many attacked anything at all.
             parts.append(f"{self.attacks_ran} of {attacks} attack items ran")
+        if self.lost:
+            parts.append(f"{self.lost} item{'s' * (self.lost > 1)} lost with a crashed "
+                         "worker, counted as failed")
         status = "PASSED" if self.passed else "FAILED"
         detail = "; ".join(parts + self.problems) or "no gated items ran"
         if self.exitstatus and not self.failed and not self.problems:
@@ -52,7 +57,8 @@ def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVe
               for s in SECTIONS}
     attacks = results.get("attacks", [])
     ran = sum(r.get("status") == "ran" for r in attacks)
-    return ReleaseVerdict(counts, exitstatus, ran, _run_gate_problems(results, ran))
+    return ReleaseVerdict(counts, exitstatus, ran, _run_gate_problems(results, ran),
+                          len(results.get("lost", [])))
 
 
 def _run_gate_problems(results: dict[str, Any], ran: int) -> list[str]:

@@ -43,7 +43,9 @@ class SuiteCatalog:
         if suite not in self._tarballs:
             self._tarballs[suite] = checklist_release.locate(
                 suite, self.search_dirs, cache_dir=self.cache_dir / "checklist-release",
-                download=self.download)
+                download=self.download,
+                download_hint="run the gate with --nlp-download, or point --nlp-suite-dir at "
+                              "a folder holding it")
         return self._tarballs[suite]
 
     def sha256(self, suite: str) -> str:

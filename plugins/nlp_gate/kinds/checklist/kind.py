@@ -190,10 +190,8 @@ class ChecklistKind(ItemKind[ChecklistCase]):
             return exc
         return None
 
-    def params_for(self, function: Callable[..., Any]) -> list[Any]:
-        if self.missing:
-            raise self.missing
-        return super().params_for(function)
+    def unavailable(self) -> Exception | None:
+        return self.missing
 
     def cases(self) -> list[ChecklistCase]:
         """Suite test x dataset x model, in the seed tables' order: suite, test, then the
