@@ -6,6 +6,7 @@ behind the ``ItemKind`` interface (``nlp_gate.kinds``); these hooks only wire th
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
@@ -22,6 +23,7 @@ from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.report import Reports, terminal_lines, write_reports
 from nlp_gate.report.verdict import verdict
 from nlp_gate.session import Options, Session
+from nlp_gate.shard import Shard, ShardError, split
 
 SESSION_KEY = pytest.StashKey[Session]()
 REPORTS_KEY = pytest.StashKey[Reports]()
@@ -61,6 +63,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="offline evaluation sets for the accuracy and attack items: "
                          "DIR/<dataset>/<split>.jsonl (python -m nlp_gate.eval_sets DIR "
                          "writes them); default: the zoo's held-out sets, hub datasets")
+    group.addoption("--nlp-model", action="append", default=[],
+                    metavar="TASK=ID_OR_DIR_OR_FUNCTION",
+                    help="run on this model, no models file needed (repeatable; two models of "
+                         "a task are compared): a hub id, a checkpoint directory or "
+                         "module:function; TASK[label,...]=... gives the output labels")
+    group.addoption("--nlp-shard", type=_shard, default=None, metavar="K/N",
+                    help="run the K-th of N disjoint parts of the selected items, split by "
+                         "dataset and balanced by cost (merge: python -m nlp_gate.report merge)")
     for kind in KINDS:
         kind.add_options(group)
     parser.addini("nlp_gate_release_suites", type="bool", default=False,
@@ -69,6 +79,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("nlp_gate_models_file", default="",
                   help="models file, relative to the rootdir (default: packaged profiles)")
     parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ShardError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -218,6 +235,28 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(kind.argname, params)
 
 
+def case_of(run: Session, item: pytest.Item) -> Case | None:
+    """The case of a behavioral item (of the first kind that parametrizes it), else None."""
+    params = getattr(item, "callspec", None)
+    for kind in run.kinds.values():
+        case = params.params.get(kind.argname) if params else None
+        if case is not None:
+            return case
+    return None
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k deselected theirs: balance what is left
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--nlp-shard K/N``: keep this shard's items (every process computes the same split)."""
+    shard = nlp_session(config).options.shard
+    if shard is None:
+        return
+    run = nlp_session(config)
+    keep = split([run.shard_group(case_of(run, item)) for item in items], shard)
+    config.hook.pytest_deselected(items=[i for i, k in zip(items, keep) if not k])
+    items[:] = [i for i, k in zip(items, keep) if k]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Remember the selected cases: models to load and inputs to prefetch come from them."""
     config = session.config
@@ -323,7 +362,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not any(run.selected.values()) and not run.results.sections:
         return  # no gated item in this run (e.g. the project's own tests): keep reports
     run.results.write(run.options.results, metadata,
-                      interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+                      interrupted=exitstatus == pytest.ExitCode.INTERRUPTED,
+                      exitstatus=int(exitstatus))
     if not run.results.sections:  # no gated item ran: keep the last run's reports
         return
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir

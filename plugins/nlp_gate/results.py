@@ -48,6 +48,12 @@ class ResultStore:
     def records(self, section: str = "records") -> list[dict[str, Any]]:
         return [r for _, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])]
 
+    def positioned(self, section: str) -> list[dict[str, Any]]:
+        """The section's records as written: each with its ``position`` (the merge of
+        sharded runs puts them back in one order with it)."""
+        return [{**r, "position": p}
+                for p, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])]
+
     def take_wire(self) -> str | None:
         """The records added since the last call, as text for the controller (None: none)."""
         new = self._added[self._sent:]
@@ -58,22 +64,25 @@ class ResultStore:
         for section, position, record in json.loads(text):
             self.add(section, position, record)
 
-    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False) -> None:
+    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False,
+              exitstatus: int | None = None) -> None:
         checklist = self.records()
         body: dict[str, Any] = {
             "schema": SCHEMA_VERSION,
             # Ctrl-C or SIGTERM: the records are those of the items that finished.
             "interrupted": interrupted,
+            # pytest's, as the run ended: errors outside the gates (the merge keeps them).
+            "exitstatus": exitstatus,
             "run": run,
             "summary": {
                 "checklist_items": len(checklist),
                 "passed": sum(bool(r["passed"]) for r in checklist),
                 "failed": sum(not r["passed"] for r in checklist),
             },
-            "records": checklist,
+            "records": self.positioned("records"),
         }
         for section in sorted(set(self.sections) - {"records"}):
-            body[section] = self.records(section)
+            body[section] = self.positioned(section)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(body, indent=2) + "\n")

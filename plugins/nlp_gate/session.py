@@ -20,20 +20,24 @@ from typing import Any, TypeVar
 import pytest
 
 from nlp_gate.config.profiles import (
+    CLI_PROFILE,
     DEFAULT_PROFILE,
     ModelSpec,
     Profile,
+    cli_profile,
     load_profile,
 )
 from nlp_gate.config import ConfigurationError
 from nlp_gate.config.paths import cache_dir, zoo_dir
-from nlp_gate.config.thresholds import Thresholds, load_thresholds
+from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
+from nlp_gate.engine.function_model import load_function_classifier, preflight_function
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.predictor import (
     Classifier,
     LoadOptions,
     ModelLoadError,
+    checkpoint_label_names,
     load_classifier,
     preflight,
     worker_index,
@@ -42,6 +46,7 @@ from nlp_gate.engine.predictor import (
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.results import ResultStore, package_versions
+from nlp_gate.shard import Shard, weights_size
 
 K = TypeVar("K", bound=ItemKind[Any])
 
@@ -65,6 +70,8 @@ class Options:
     # then may a worker predict all of a model's inputs up front.
     owns_whole_models: bool = True
     release_suites: bool = False  # ini nlp_gate_release_suites: the packaged items are on
+    shard: Shard | None = None  # --nlp-shard K/N: this run's part of the items
+    cli_models: tuple[str, ...] = ()  # --nlp-model TASK=SOURCE: the profile, without a file
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Options:
@@ -93,6 +100,8 @@ class Options:
             data_dir=opt.nlp_data_dir,
             owns_whole_models=owns_whole_models(config),
             release_suites=bool(config.getini("nlp_gate_release_suites")),
+            shard=opt.nlp_shard,
+            cli_models=tuple(opt.nlp_model),
         )
 
 
@@ -123,6 +132,7 @@ class Session:
         self.configuration_problem: str | None = None
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
+        self._sizes: dict[str, int] = {}  # weight bytes per model key (sharding cost)
 
     def kind(self, kind_type: type[K]) -> K:
         """The run's instance of a registered kind, typed (kinds build on each other: the
@@ -134,12 +144,21 @@ class Session:
     # -- config ---------------------------------------------------------------------------
     @cached_property
     def profile(self) -> Profile:
+        if self.options.cli_models:  # the one-line start: no models file needed
+            return cli_profile(self.options.cli_models, checkpoint_label_names,
+                               self.options.models_file)
         return load_profile(self.options.profile, self.options.models_file)
 
     @cached_property
     def thresholds(self) -> Thresholds:
-        return load_thresholds(self.options.thresholds, self.profile.name,
-                               [k.section for k in self.kinds.values()])
+        sections = [k.section for k in self.kinds.values()]
+        if self.profile.name == CLI_PROFILE:
+            names: dict[str, list[str]] = {}
+            for m in self.profile.models:
+                names.setdefault(m.dataset, []).append(m.name)
+            pairs = [(n[0], n[1]) for n in names.values() if len(n) > 1]
+            return cli_thresholds(self.options.thresholds, CLI_PROFILE, pairs, sections)
+        return load_thresholds(self.options.thresholds, self.profile.name, sections)
 
     def validate(self, requested: Iterable[str] = ()) -> None:
         """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one;
@@ -153,8 +172,10 @@ class Session:
             problem = kind.unavailable() if kind.argname in requested else None
             if problem is not None:
                 raise problem
+        search = self.profile.source_file.parent
         problems = [p for m in self.profile.models if not m.is_zoo
-                    for p in [preflight(m, self.location(m))] if p]
+                    for p in [preflight_function(m, search) if m.function
+                              else preflight(m, self.location(m))] if p]
         if problems:
             raise ConfigurationError(
                 f"{len(problems)} model(s) of profile {self.profile.name!r} "
@@ -183,7 +204,9 @@ class Session:
         for s in specs:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:
-                    self.classifiers[s.key] = load_classifier(
+                    self.classifiers[s.key] = load_function_classifier(
+                        s, self.options.load, self.profile.source_file.parent
+                    ) if s.function else load_classifier(
                         s, self.location(s), self.options.load, worker_index(), self.encodings)
                 except ModelLoadError as exc:
                     self.load_failures[s.key] = exc
@@ -253,6 +276,15 @@ class Session:
                 if drift else "")
 
     # -- running --------------------------------------------------------------------------
+    def shard_group(self, case: Case | None) -> tuple[str | None, float]:
+        """The item's sharding group (its dataset: comparisons stay with their models) and
+        expected cost (the weight bytes of the models it runs)."""
+        if case is None or not case.models:
+            return None, 0.0
+        if not self._sizes:
+            self._sizes = {m.key: weights_size(self.location(m)) for m in self.profile.models}
+        return case.models[0].dataset, float(sum(self._sizes[m.key] for m in case.models))
+
     def kind_of(self, case: Case) -> ItemKind[Any]:
         """The kind whose case type ``case`` is (exactly: a native case is a CheckList case
         with its own marks, but native items are the native kind's)."""
@@ -332,6 +364,7 @@ class Session:
             "seed": self.options.seed,
             "sample": self.options.sample,
             "thresholds_file": str(self.options.thresholds),
+            "shard": str(self.options.shard) if self.options.shard else None,
         }
         for kind in self.kinds.values():
             run.update(kind.metadata())
@@ -348,7 +381,8 @@ class Session:
         lines = [
             f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
             f"seed={self.options.seed} sample={self.options.sample or 'all'} "
-            f"thresholds={self.options.thresholds}",
+            f"thresholds={self.options.thresholds}"
+            + (f" shard={self.options.shard}" if self.options.shard else ""),
         ]
         for m in self.profile.models:
             rev = f"@{m.revision}" if m.revision else ""

@@ -6,8 +6,10 @@ This is the first stage of the data flow: config -> model fixture -> predictor -
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 
@@ -39,8 +41,9 @@ class ModelSpec:
     dataset: str
     name: str  # column name in reports: bert, albert, ...
     task: Task
-    source: str  # hub id, local directory, or "zoo:<dataset>/<family>"
-    revision: str | None
+    # hub id, local directory, "zoo:<dataset>/<family>" or "predict:<module>:<function>"
+    source: str
+    revision: str | None  # hub revision; a prediction function's declared fingerprint
     labels: tuple[str, ...]  # task class name of each output index
 
     @property
@@ -50,6 +53,12 @@ class ModelSpec:
     @property
     def is_zoo(self) -> bool:
         return self.source.startswith("zoo:")
+
+    @property
+    def function(self) -> str | None:
+        """``module:function`` of a prediction-function model, else None."""
+        return self.source.removeprefix("predict:") if self.source.startswith("predict:") \
+            else None
 
     def class_index(self) -> list[int]:
         """For each task class (in task order), the model's output index that predicts it."""
@@ -120,10 +129,23 @@ def _task(name: str, raw: dict[str, Any], path: Path) -> Task:
     return Task(name, classes, raw.get("suite"), dict(raw.get("aliases") or {}))
 
 
+FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # module:function
+
+
 def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path) -> ModelSpec:
     where = f"{path}: {dataset}/{name}"
-    if ("id" in raw) == ("zoo" in raw):
-        raise ProfileError(f"{where}: give exactly one of 'id' (hub id or directory) or 'zoo'")
+    if sum(k in raw for k in ("id", "zoo", "predict")) != 1:
+        raise ProfileError(f"{where}: give exactly one of 'id' (hub id or directory), 'zoo' "
+                           "or 'predict' (module:function returning class probabilities)")
+    if "predict" in raw:
+        if not FUNCTION.fullmatch(str(raw["predict"])):
+            raise ProfileError(f"{where}: predict {raw['predict']!r} must be "
+                               "'module:function', e.g. mypkg.models:predict_proba")
+        if not raw.get("fingerprint"):
+            raise ProfileError(
+                f"{where}: a prediction function needs a 'fingerprint' (a version string of "
+                "the model behind it): the prediction cache keys its answers by it, so change "
+                "it whenever the function's predictions may change")
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -136,7 +158,77 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{where}: labels {labels} must name each class of task {task.name!r} exactly once: "
             f"{list(task.classes)}"
         )
-    source = f"zoo:{raw['zoo']}" if "zoo" in raw else str(raw["id"])
-    revision = raw.get("revision")
+    source = (f"zoo:{raw['zoo']}" if "zoo" in raw else f"predict:{raw['predict']}"
+              if "predict" in raw else str(raw["id"]))
+    revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
     return ModelSpec(dataset, name, task, source, None if revision is None else str(revision),
                      tuple(canonical))  # type: ignore[arg-type]
+
+
+# -- the one-line start: --nlp-model TASK=SOURCE ---------------------------------------------
+CLI_PROFILE = "cli"
+CLI_MODEL = re.compile(r"(?P<task>\w+)(\[(?P<labels>[^\]]*)\])?=(?P<source>.+)")
+
+
+def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | None],
+                models_file: Path | None = None) -> Profile:
+    """A profile of the models named by ``--nlp-model TASK[LABELS]=SOURCE`` options, with the
+    tasks of ``models_file`` (default: the packaged one).
+
+    SOURCE is a hub id, a checkpoint directory or ``module:function``.  Each task is one
+    dataset named after it; a model's name is its directory's or hub id's last part, or the
+    function's name.  Labels: ``TASK[a,b]=...`` gives them; else a checkpoint's own label
+    names when each names a task class (``read_labels``), a function's the task's class order.
+    """
+    path = models_file or DEFAULT_MODELS_FILE
+    raw = read_yaml(path, "models file", ProfileError)
+    tasks = {n: _task(n, t, path) for n, t in (raw or {}).get("tasks", {}).items()}
+    models: list[ModelSpec] = []
+    for entry in entries:
+        match = CLI_MODEL.fullmatch(entry.strip())
+        if not match:
+            raise ProfileError(f"--nlp-model {entry!r}: expected TASK=SOURCE or "
+                               "TASK[label,label]=SOURCE (SOURCE: hub id, directory or "
+                               "module:function)")
+        task = tasks.get(match["task"])
+        if task is None:
+            raise ProfileError(f"--nlp-model {entry!r}: unknown task {match['task']!r}; valid "
+                               f"tasks: {', '.join(tasks)} ({path})")
+        source = match["source"]
+        function = FUNCTION.fullmatch(source) and not Path(source).exists()
+        name = (source.rpartition(":")[2] if function
+                else Path(source.rstrip("/")).name or source)
+        taken, base, n = {m.name for m in models if m.dataset == task.name}, name, 1
+        while name in taken:  # two checkpoints both called "bert": bert, bert-2
+            n += 1
+            name = f"{base}-{n}"
+        labels = _cli_labels(entry, task, match["labels"], None if function else source,
+                             read_labels)
+        spec = {"labels": labels, **({"predict": source, "fingerprint": "cli"} if function
+                                     else {"id": source})}
+        models.append(_model(task.name, name, task, spec, path))
+    return Profile(CLI_PROFILE, "models named by --nlp-model", path, tuple(models))
+
+
+def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | None,
+                read_labels: Callable[[str], list[str] | None]) -> list[str]:
+    if given is not None:
+        return [label.strip() for label in given.split(",")]
+    if checkpoint is None:  # a function returns the task's classes in their order
+        return list(task.classes)
+    names = read_labels(checkpoint)
+    if names is None:
+        raise ProfileError(
+            f"--nlp-model {entry!r}: cannot read the checkpoint's config (not a directory "
+            "with a config.json, and not in the Hugging Face cache or reachable on the hub) "
+            f"to learn its label names; check the source, or give the labels in output order: "
+            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
+    canonical = [task.canonical(n) or task.canonical(n.lower()) for n in names]
+    if None in canonical or sorted(canonical) != sorted(task.classes):  # type: ignore[type-var]
+        shown = ", ".join(names) or "none"
+        raise ProfileError(
+            f"--nlp-model {entry!r}: the checkpoint's label names ({shown}) do not name the "
+            f"classes of task {task.name!r} ({', '.join(task.classes)}), so which output is which "
+            f"class is unknown; give them in output order: "
+            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
+    return [str(c) for c in canonical]

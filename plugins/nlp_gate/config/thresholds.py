@@ -104,3 +104,29 @@ def raise_problems(where: str, problems: list[str]) -> None:
     """Report every problem of a section at once, or nothing."""
     if problems:
         raise ThresholdsError(f"{where}:\n  " + "\n  ".join(problems))
+
+
+# Gates of a --nlp-model run whose thresholds file has no `cli` profile: the packaged paper
+# profile's release criteria for real checkpoints, without its dataset names.
+CLI_GATES: dict[str, Any] = {
+    "checklist": {"default": 30, "capabilities": {
+        "Vocabulary": 30, "Taxonomy": 40, "Robustness": 15, "NER": 15, "Fairness": 10,
+        "Temporal": 30, "Negation": 50, "Coref": 50, "SRL": 50, "Logic": 50}},
+    "accuracy": {"min_accuracy": 85},
+    "comparison": {"alpha": 0.05, "tolerance": {"default": 2,
+                                                "capabilities": {"Fairness": 0, "Robustness": 1}}},
+    "attacks": {"default": {"max_attack_success_rate": 90}},
+}
+
+
+def cli_thresholds(path: Path, profile: str, pairs: list[tuple[str, str]],
+                   sections: Iterable[str]) -> Thresholds:
+    """The gates of a ``--nlp-model`` run: ``path``'s ``profile`` section when it has one, else
+    ``CLI_GATES``; ``pairs``: (baseline, candidate) when two models share a task, compared."""
+    raw = read_yaml(path, "thresholds file", ThresholdsError) if path.is_file() else {}
+    if isinstance(raw, dict) and profile in (raw.get("profiles") or {}):
+        return load_thresholds(path, profile, sections)
+    body = {name: dict(section) for name, section in CLI_GATES.items()}
+    if pairs:
+        body["comparison"].update(baseline=pairs[0][0], candidate=pairs[0][1])
+    return Thresholds(path, profile, body)

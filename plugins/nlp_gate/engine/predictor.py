@@ -147,6 +147,17 @@ def _checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, A
     return config.to_dict(), getattr(config, "_commit_hash", None)
 
 
+def checkpoint_label_names(location: str) -> list[str] | None:
+    """The names a checkpoint's config gives its outputs, in output order; None when its
+    config cannot be read (no such directory, the hub unreachable)."""
+    try:
+        config, _ = _checkpoint_config(location, None)
+    except (OSError, ValueError):
+        return None
+    id2label = config.get("id2label") or {}
+    return [str(id2label[k]) for k in sorted(id2label, key=int)]
+
+
 def fused_activation(config: dict[str, Any]) -> dict[str, str]:
     """Config overrides that swap the checkpoint's activation for its fused equivalent
     (``FUSED_ACTIVATIONS``); part of the model fingerprint."""

@@ -215,7 +215,8 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         for suite in [] if checklist.missing else checklist.suites:
             pairs = self.pairs(self.session.profile.for_suite(suite))
             for info in checklist.catalog.index(suite):
-                cases += [ComparisonCase(len(cases), info, c, b) for c, b in pairs]
+                cases += [ComparisonCase(len(cases) + i, info, c, b)
+                          for i, (c, b) in enumerate(pairs)]
         return cases
 
     @property
@@ -325,15 +326,7 @@ def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
             "a larger --nlp-sample may help")
     diff = paired_difference(counts)
     delta, low, high = (100 * x for x in (diff.delta, diff.low, diff.high))
-    significant = p_adjusted <= config.alpha
-    if significant and delta > tolerance:
-        verdict = "worse"
-    elif significant and delta > 0:
-        verdict = "worse within tolerance"
-    elif significant:
-        verdict = "better"
-    else:
-        verdict = "no significant difference"
+    verdict = comparison_verdict(p_adjusted, config.alpha, delta, tolerance)
     cand_rate, base_rate = (100 * counts.candidate_fails / counts.n,
                             100 * counts.baseline_fails / counts.n)
     message = None
@@ -352,6 +345,33 @@ def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
     return Comparison(ComparisonRecord(
         **record, baseline_fail_rate=base_rate, candidate_fail_rate=cand_rate, delta=delta,
         ci_low=low, ci_high=high, verdict=verdict, passed=message is None), message)
+
+
+def comparison_verdict(p_adjusted: float, alpha: float, delta: float, tolerance: float) -> str:
+    """The verdict on one comparison; only "worse" fails the item.  Also used by the merge of
+    sharded runs, which adjusts the p-values over every shard's comparisons."""
+    significant = p_adjusted <= alpha
+    if significant and delta > tolerance:
+        return "worse"
+    if significant and delta > 0:
+        return "worse within tolerance"
+    return "better" if significant else "no significant difference"
+
+
+def rejudge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Comparison records (position order) judged again as one Benjamini-Hochberg family:
+    what one run of all of them would have recorded."""
+    tested = [i for i, r in enumerate(records) if r["p_value"] is not None]
+    adjusted = dict(zip(tested, benjamini_hochberg([records[i]["p_value"] for i in tested])))
+    judged = []
+    for i, r in enumerate(records):
+        if i not in adjusted:
+            judged.append(dict(r))
+            continue
+        verdict = comparison_verdict(adjusted[i], r["alpha"], r["delta"], r["tolerance"])
+        judged.append({**r, "p_adjusted": adjusted[i], "verdict": verdict,
+                       "passed": verdict != "worse"})
+    return judged
 
 
 def pair_outcomes(candidate: Outcome, baseline: Outcome) -> tuple[list[int], PairedCounts]:

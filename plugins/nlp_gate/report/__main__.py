@@ -3,6 +3,11 @@
     python -m nlp_gate.report [--results reports/results.json] [--out reports]
                              [--alluredir reports/allure-results]
     python -m nlp_gate.report strip-analytics reports/allure-report/index.html
+    python -m nlp_gate.report merge SHARD_DIR... [--out reports]
+
+``merge`` joins the outputs of ``--nlp-shard K/N`` runs (each folder: a shard's results.json
+and allure-results/) into one results.json, one set of reports and one verdict; it exits 1
+when the gate fails, 4 when the folders are not the N shards of one run.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from pathlib import Path
 
 from nlp_gate.report import terminal_lines, write_reports
 from nlp_gate.report.allure import strip_analytics
+from nlp_gate.report.merge import MergeError, merge
+from nlp_gate.report.verdict import verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(page)
             print(f"{path}: removed {removed} third-party script tag(s)")
         return 0
+    if argv[:1] == ["merge"]:
+        return merge_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m nlp_gate.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=Path, default=Path("reports/results.json"),
@@ -38,6 +47,22 @@ def main(argv: list[str] | None = None) -> int:
     reports = write_reports(args.results, args.out, args.alluredir)
     print("\n".join(terminal_lines(reports)))
     return 0
+
+
+def merge_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nlp_gate.report merge",
+                                     description="merge the outputs of --nlp-shard runs")
+    parser.add_argument("shards", type=Path, nargs="+", help="each shard's results folder")
+    parser.add_argument("--out", type=Path, default=Path("reports"),
+                        help="where the merged results.json and reports go (default: reports)")
+    args = parser.parse_args(argv)
+    try:
+        reports, status = merge(args.shards, args.out)
+    except MergeError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 4
+    print("\n".join(terminal_lines(reports, status)))
+    return 0 if verdict(reports.results, status).passed else 1
 
 
 if __name__ == "__main__":

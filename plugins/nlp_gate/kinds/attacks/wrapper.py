@@ -25,14 +25,23 @@ class ClassifierWrapper(ModelWrapper):
         self.classifier = classifier
         self.model = classifier.model
         self.tokenizer = classifier.tokenizer
-        self._gradients = HuggingFaceModelWrapper(classifier.model, classifier.tokenizer)
+        # A prediction-function model has no tokenizer and no gradients: black-box recipes
+        # attack it; a recipe that needs gradients (A2T's word importance) errors saying so.
+        self._gradients = (HuggingFaceModelWrapper(classifier.model, classifier.tokenizer)
+                           if classifier.tokenizer is not None else None)
 
     def __call__(self, text_input_list: Sequence[ModelInput], **kwargs: Any) -> np.ndarray:
         # TextAttack passes a str per single-text input and a tuple per multi-column one.
         return self.classifier.predict_proba(list(text_input_list))
 
     def get_grad(self, text_input: str) -> dict[str, Any]:
-        return self._gradients.get_grad(text_input)
+        return self._hugging_face().get_grad(text_input)
 
     def _tokenize(self, inputs: Sequence[str]) -> list[list[str]]:
-        return self._gradients._tokenize(inputs)
+        return self._hugging_face()._tokenize(inputs)
+
+    def _hugging_face(self) -> HuggingFaceModelWrapper:
+        if self._gradients is None:
+            raise TypeError(f"{self.classifier.spec.key} is a prediction function: this recipe "
+                            "needs a model's gradients or tokenizer")
+        return self._gradients
