@@ -3,11 +3,14 @@ fixtures and fixture data), and are split into a fast subset and the slow rest."
 
 from __future__ import annotations
 
-import pytest
 # Imported before any test: pytester's sys.modules snapshot drops the modules a test imported
-# first, and numpy.fft's extension (which scipy.stats imports) refuses to load a second time
-# in one process, so a pytester test that imported it broke every later scipy.stats user.
+# first, and C extensions do not survive a second import in one process: numpy.fft's refuses
+# to load again (which broke every later scipy.stats user), torch's crashes the interpreter
+# (a segmentation fault in the next test that loads weights in-process).
+import pytest
+import safetensors.torch  # noqa: F401
 import scipy.stats  # noqa: F401
+import torch  # noqa: F401
 
 from fixtures.gate_run import REPO, ZOO, GateRun, RunGate, run_gate, zoo
 

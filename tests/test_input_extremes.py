@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import REPO
+from fixtures.user_repo import user_repo
 
 LONG = "the food was great . " * 400  # 2,000 words: far over the zoo's 64 positions
 
@@ -46,19 +45,8 @@ def _truncated(results: Path) -> dict[str, int]:
 
 def test_a_native_test_with_empty_and_very_long_texts_runs_and_counts_the_cut(
         tmp_path: Path, zoo: Path) -> None:
-    repo = tmp_path / "their-repo"
-    (repo / "tests_behavioral").mkdir(parents=True)
-    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
-    labels = ["negative", "positive"]
-    (repo / "models.yaml").write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"tiny": {
-        "datasets": {"sst2": {"task": "sentiment", "models": {
-            "bert": {"id": str(zoo / "sst2" / "bert"), "labels": labels},
-            "albert": {"id": str(zoo / "sst2" / "albert"), "labels": labels},
-        }}}}}}))
-    (repo / "thresholds.yaml").write_text(yaml.safe_dump({"profiles": {"tiny": {
-        "checklist": {"default": 100}}}}))
-    (repo / "pytest.ini").write_text("[pytest]\ntestpaths = tests_behavioral\n"
-                                     "nlp_gate_models_file = models.yaml\n")
+    models = {"bert": zoo / "sst2" / "bert", "albert": zoo / "sst2" / "albert"}
+    repo = user_repo(tmp_path, models, {"checklist": {"default": 100}})
     (repo / "tests_behavioral" / "test_extremes.py").write_text(EXTREMES)
     run = _run(repo)
     assert run.returncode == pytest.ExitCode.OK, run.stdout[-3000:] + run.stderr[-2000:]

@@ -16,6 +16,7 @@ import yaml
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import REPO
+from fixtures.user_repo import write_gates, write_models
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
@@ -62,17 +63,11 @@ def user_repo(tmp_path: Path, zoo: Path) -> Path:
     """A user's repository: two of their own classifiers, their gates, their pytest.ini."""
     repo = tmp_path / "their-repo"
     repo.mkdir()
-    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
-    labels = ["negative", "positive"]
-    (repo / "models.yaml").write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"tiny": {
-        "datasets": {"sst2": {"task": "sentiment", "models": {
-            "current": {"id": str(zoo / "sst2" / "bert"), "labels": labels},
-            "next": {"id": str(zoo / "sst2" / "albert"), "labels": labels},
-        }}}}}}))
-    (repo / "thresholds.yaml").write_text(yaml.safe_dump({"profiles": {"tiny": {
+    write_models(repo / "models.yaml", {"current": zoo / "sst2" / "bert",
+                                        "next": zoo / "sst2" / "albert"})
+    write_gates(repo / "thresholds.yaml", {
         "checklist": {"default": 100, "capabilities": {"Fairness": 100}},
-        "accuracy": {"min_accuracy": 50},
-    }}}))
+        "accuracy": {"min_accuracy": 50}})
     (repo / "pytest.ini").write_text(
         "[pytest]\n"
         "nlp_gate_release_suites = true\n"

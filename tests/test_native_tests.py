@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import REPO
+from fixtures.user_repo import user_repo as make_user_repo
 
 README = REPO / "README.md"
 SUITE, TEST = "native_sentiment", "city_does_not_change_sentiment"
@@ -37,21 +37,10 @@ def _pytest(cwd: Path, *args: str, zoo: Path) -> subprocess.CompletedProcess[str
 @pytest.fixture
 def user_repo(tmp_path: Path, zoo: Path) -> Path:
     """A repository with two sentiment models, its gates and the README's test file."""
-    repo = tmp_path / "their-repo"
-    (repo / "tests_behavioral").mkdir(parents=True)
-    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
-    labels = ["negative", "positive"]
-    (repo / "models.yaml").write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"tiny": {
-        "datasets": {"sst2": {"task": "sentiment", "models": {
-            "current": {"id": str(zoo / "sst2" / "bert"), "labels": labels},
-            "next": {"id": str(zoo / "sst2" / "albert"), "labels": labels},
-        }}}}}}))
-    (repo / "thresholds.yaml").write_text(yaml.safe_dump({"profiles": {"tiny": {
+    models = {"current": zoo / "sst2" / "bert", "next": zoo / "sst2" / "albert"}
+    repo = make_user_repo(tmp_path, models, {
         "checklist": {"default": 100, "tests": {SUITE: {TEST: 35}}},
-        "comparison": {"baseline": "current", "candidate": "next"},
-    }}}))
-    (repo / "pytest.ini").write_text("[pytest]\ntestpaths = tests_behavioral\n"
-                                     "nlp_gate_models_file = models.yaml\n")
+        "comparison": {"baseline": "current", "candidate": "next"}})
     (repo / "tests_behavioral" / "test_domain.py").write_text(readme_example())
     return repo
 

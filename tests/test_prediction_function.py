@@ -11,28 +11,22 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
-
-LABELS = ["negative", "positive"]
+from fixtures.user_repo import LABELS, write_gates, write_models
 FUNCTION = "fixtures.lexicon_model:{}"
 
 
 def _files(tmp: Path, function: str = "predict_proba", **entry: object) -> list[str]:
-    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
     lexicon = {"predict": FUNCTION.format(function), "fingerprint": "lexicon-1",
                "labels": LABELS, **entry}
-    (tmp / "models.yaml").write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"tiny": {
-        "datasets": {"sst2": {"task": "sentiment", "models": {
-            "bert": {"zoo": "sst2/bert", "labels": LABELS}, "lexicon": lexicon}}}}}}))
-    (tmp / "gates.yaml").write_text(yaml.safe_dump({"profiles": {"tiny": {
+    models = write_models(tmp / "models.yaml", {
+        "bert": {"zoo": "sst2/bert", "labels": LABELS}, "lexicon": lexicon})
+    gates = write_gates(tmp / "gates.yaml", {
         "checklist": {"default": 100},
         "comparison": {"baseline": "bert", "candidate": "lexicon"},
-        "attacks": {"default": {"max_attack_success_rate": 100}}}}}))
-    return ["--nlp-models-file", str(tmp / "models.yaml"),
-            "--nlp-thresholds", str(tmp / "gates.yaml")]
+        "attacks": {"default": {"max_attack_success_rate": 100}}})
+    return ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates)]
 
 
 def _hub_split(tmp: Path, zoo: Path) -> list[str]:

@@ -447,6 +447,8 @@ class _XdistController:
         """A worker died while running ``crashitem`` (xdist reports it as failed, and does
         not run it again): an error of the run naming the lost item's models and the likely
         cause, recorded in results.json ``lost`` and counted as failed by the verdict."""
+        if not runs_behavioral_suite(self.config):
+            return  # not a gate run (e.g. the project's own tests): xdist's report as it is
         lost = nlp_session(self.config).record_lost_item(crashitem, str(report.longrepr))
         report.when = "setup"  # an error of the run, not a gate the model missed
         report.longrepr = f"{report.longrepr}\n{lost['message']}"

@@ -322,7 +322,11 @@ class Session:
         knows its node id: the models are those its parameter id names)."""
         # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
         param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
-        models = [f"{m.dataset}/{m.name}" for m in self.profile.models
+        try:
+            known = self.profile.models
+        except ConfigurationError:
+            known = ()  # the run started, so this does not happen; never fail xdist's handler
+        models = [f"{m.dataset}/{m.name}" for m in known
                   if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
                                rf"{re.escape(m.name)}(-vs-|$)", param)]
         message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"

@@ -15,7 +15,7 @@ import hashlib
 import importlib
 import json
 import sys
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 

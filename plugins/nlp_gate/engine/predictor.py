@@ -30,7 +30,7 @@ from nlp_gate.engine.prediction_cache import PredictionCache, fingerprint, input
 from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
 
 if TYPE_CHECKING:
-    import torch
+    pass
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
 ModelInput = Union[str, tuple[str, str]]

@@ -9,7 +9,7 @@ re-run of unchanged models reuse them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
