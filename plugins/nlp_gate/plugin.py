@@ -248,10 +248,10 @@ def case_of(run: Session, item: pytest.Item) -> Case | None:
 @pytest.hookimpl(trylast=True)  # after -m and -k deselected theirs: balance what is left
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``--nlp-shard K/N``: keep this shard's items (every process computes the same split)."""
-    shard = nlp_session(config).options.shard
+    run = nlp_session(config)
+    shard = run.options.shard
     if shard is None:
         return
-    run = nlp_session(config)
     keep = split([run.shard_group(case_of(run, item)) for item in items], shard)
     config.hook.pytest_deselected(items=[i for i, k in zip(items, keep) if not k])
     items[:] = [i for i, k in zip(items, keep) if k]
@@ -264,11 +264,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if run.collection_problems and not hasattr(config, "workerinput"):
         raise pytest.UsageError("\n".join(run.collection_problems))
     for item in session.items:
-        params = getattr(item, "callspec", None)
-        for kind in run.kinds.values():
-            case = params.params.get(kind.argname) if params else None
-            if case is not None:  # a kind may parametrize another's cases (native comparisons)
-                run.selected[run.kind_of(case).name].append(case)
+        case = case_of(run, item)
+        if case is not None:  # a kind may parametrize another's cases (native comparisons)
+            run.selected[run.kind_of(case).name].append(case)
     if config.args_source != pytest.Config.ArgsSource.ARGS and runs_behavioral_suite(config):
         # A run of the whole suite has seen every native test: the gates may name no other.
         try:

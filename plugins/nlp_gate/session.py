@@ -132,7 +132,6 @@ class Session:
         self.configuration_problem: str | None = None
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
-        self._sizes: dict[str, int] = {}  # weight bytes per model key (sharding cost)
 
     def kind(self, kind_type: type[K]) -> K:
         """The run's instance of a registered kind, typed (kinds build on each other: the
@@ -281,9 +280,12 @@ class Session:
         expected cost (the weight bytes of the models it runs)."""
         if case is None or not case.models:
             return None, 0.0
-        if not self._sizes:
-            self._sizes = {m.key: weights_size(self.location(m)) for m in self.profile.models}
-        return case.models[0].dataset, float(sum(self._sizes[m.key] for m in case.models))
+        return case.models[0].dataset, float(sum(self.weight_bytes[m.key] for m in case.models))
+
+    @cached_property
+    def weight_bytes(self) -> dict[str, int]:
+        """Each model's weight file bytes (1 when unknown): the sharding cost."""
+        return {m.key: weights_size(self.location(m)) for m in self.profile.models}
 
     def kind_of(self, case: Case) -> ItemKind[Any]:
         """The kind whose case type ``case`` is (exactly: a native case is a CheckList case
@@ -322,11 +324,7 @@ class Session:
         knows its node id: the models are those its parameter id names)."""
         # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
         param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
-        try:
-            known = self.profile.models
-        except ConfigurationError:
-            known = ()  # the run started, so this does not happen; never fail xdist's handler
-        models = [f"{m.dataset}/{m.name}" for m in known
+        models = [f"{m.dataset}/{m.name}" for m in self.profile.models
                   if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
                                rf"{re.escape(m.name)}(-vs-|$)", param)]
         message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"

@@ -35,6 +35,13 @@ class Task:
         label = self.aliases.get(label, label)
         return label if label in self.classes else None
 
+    def class_names(self, labels: list[str]) -> tuple[str, ...] | None:
+        """The task class of each output label, or None unless they name each class once."""
+        canonical = [self.canonical(str(label)) for label in labels]
+        if None in canonical or sorted(canonical) != sorted(self.classes):  # type: ignore[type-var]
+            return None
+        return tuple(canonical)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -152,8 +159,8 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{where}: 'labels' is required (the task class of each output index, e.g. "
             f"{list(task.classes)}); label names in checkpoints are never trusted to map classes"
         )
-    canonical = [task.canonical(str(label)) for label in labels]
-    if None in canonical or sorted(canonical) != sorted(task.classes):  # type: ignore[type-var]
+    canonical = task.class_names(labels)
+    if canonical is None:
         raise ProfileError(
             f"{where}: labels {labels} must name each class of task {task.name!r} exactly once: "
             f"{list(task.classes)}"
@@ -162,7 +169,7 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
               if "predict" in raw else str(raw["id"]))
     revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
     return ModelSpec(dataset, name, task, source, None if revision is None else str(revision),
-                     tuple(canonical))  # type: ignore[arg-type]
+                     canonical)
 
 
 # -- the one-line start: --nlp-model TASK=SOURCE ---------------------------------------------
@@ -223,12 +230,12 @@ def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | Non
             "with a config.json, and not in the Hugging Face cache or reachable on the hub) "
             f"to learn its label names; check the source, or give the labels in output order: "
             f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
-    canonical = [task.canonical(n) or task.canonical(n.lower()) for n in names]
-    if None in canonical or sorted(canonical) != sorted(task.classes):  # type: ignore[type-var]
+    canonical = task.class_names(names) or task.class_names([n.lower() for n in names])
+    if canonical is None:
         shown = ", ".join(names) or "none"
         raise ProfileError(
             f"--nlp-model {entry!r}: the checkpoint's label names ({shown}) do not name the "
             f"classes of task {task.name!r} ({', '.join(task.classes)}), so which output is which "
             f"class is unknown; give them in output order: "
             f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
-    return [str(c) for c in canonical]
+    return list(canonical)

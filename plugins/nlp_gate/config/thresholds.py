@@ -52,7 +52,12 @@ class Thresholds:
 
 def load_thresholds(path: Path, profile: str, sections: Iterable[str]) -> Thresholds:
     """Read ``path``'s gates for ``profile``; ``sections``: the item kinds' section names."""
-    raw = read_yaml(path, "thresholds file", ThresholdsError) or {}
+    return _profile_gates(path, read_yaml(path, "thresholds file", ThresholdsError) or {},
+                          profile, sections)
+
+
+def _profile_gates(path: Path, raw: Any, profile: str, sections: Iterable[str]) -> Thresholds:
+    """``profile``'s gates of the thresholds file ``path`` that parsed to ``raw``."""
     if not isinstance(raw, dict):
         raise ThresholdsError(f"{path}: expected a mapping with a 'profiles' key")
     profiles = raw.get("profiles") or {}
@@ -125,7 +130,7 @@ def cli_thresholds(path: Path, profile: str, pairs: list[tuple[str, str]],
     ``CLI_GATES``; ``pairs``: (baseline, candidate) when two models share a task, compared."""
     raw = read_yaml(path, "thresholds file", ThresholdsError) if path.is_file() else {}
     if isinstance(raw, dict) and profile in (raw.get("profiles") or {}):
-        return load_thresholds(path, profile, sections)
+        return _profile_gates(path, raw, profile, sections)
     body = {name: dict(section) for name, section in CLI_GATES.items()}
     if pairs:
         body["comparison"].update(baseline=pairs[0][0], candidate=pairs[0][1])

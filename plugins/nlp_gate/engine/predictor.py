@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -28,9 +28,6 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.prediction_cache import PredictionCache, fingerprint, input_key
 from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
-
-if TYPE_CHECKING:
-    pass
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
 ModelInput = Union[str, tuple[str, str]]
