@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from safetensors.torch import load_file, save_file
@@ -31,7 +32,12 @@ from nlp_gate.zoo.tokenization import train_tokenizer
 from nlp_gate.zoo.train import accuracy, build_model as new_classifier, deterministic_torch, seed_everything, train_model
 
 
-def _train_split(recipe: Recipe, dataset: str) -> list[Example]:
+# What a model of a dataset trains on: the zoo's generated split, or (the defect zoo) a
+# doctored copy of it.  A module-level function, so spawned build workers can unpickle it.
+TrainingData = Callable[[Recipe, str], list[Example]]
+
+
+def train_split(recipe: Recipe, dataset: str) -> list[Example]:
     return generate(dataset, "train", recipe.train_size)
 
 
@@ -43,29 +49,31 @@ def _texts(examples: list[Example]) -> list[str]:
     return [t for e in examples for t in (e.text if isinstance(e.text, tuple) else (e.text,))]
 
 
-def corpus(recipe: Recipe) -> list[str]:
+def corpus(recipe: Recipe, data: TrainingData = train_split) -> list[str]:
     """Every training text of the recipe's datasets, in a fixed order: what the tokenizers
     (and the attack stand-in masked LM) learn from."""
-    return [t for d in recipe.datasets for t in _texts(_train_split(recipe, d))]
+    return [t for d in recipe.datasets for t in _texts(data(recipe, d))]
 
 
-def _pretraining_pairs(recipe: Recipe) -> list[tuple[str, str]]:
+def _pretraining_pairs(recipe: Recipe, data: TrainingData) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for dataset in recipe.datasets:
         if DATASETS[dataset].task in recipe.base_tasks:
-            examples = _train_split(recipe, dataset)[: recipe.base_pairs_per_dataset]
+            examples = data(recipe, dataset)[: recipe.base_pairs_per_dataset]
             pairs += [e.text for e in examples if isinstance(e.text, tuple)]
     return pairs
 
 
-def build_base(recipe: Recipe, family: str, workdir: Path) -> BaseResult:
+def build_base(recipe: Recipe, family: str, workdir: Path,
+               data: TrainingData = train_split) -> BaseResult:
     """Tokenizer (always) and pre-trained encoder (when a selected dataset's
     task uses one)."""
     start = time.perf_counter()
     out = base_dir(workdir, family)
-    tokenizer = train_tokenizer(family, corpus(recipe), recipe.arch(family).vocab_size, out / "vocab-work")
+    tokenizer = train_tokenizer(family, corpus(recipe, data), recipe.arch(family).vocab_size,
+                                out / "vocab-work")
     tokenizer.save_pretrained(out / "tokenizer")
-    pairs = _pretraining_pairs(recipe)
+    pairs = _pretraining_pairs(recipe, data)
     seed = recipe.base_seed + FAMILIES.index(family)
     matching: float | None = None
     if pairs:
@@ -96,7 +104,10 @@ def load_tokenizer(path: Path) -> PreTrainedTokenizerBase:
     return tokenizer
 
 
-def build_model(recipe: Recipe, dataset: str, family: str, workdir: Path) -> ModelResult:
+def build_model(recipe: Recipe, dataset: str, family: str, workdir: Path,
+                data: TrainingData = train_split, path: str | None = None) -> ModelResult:
+    """Train, measure and save one classifier to ``workdir/path`` (default
+    ``<dataset>/<family>``)."""
     start = time.perf_counter()
     spec = DATASETS[dataset]
     seed = recipe.seed_for(dataset, family)
@@ -111,14 +122,15 @@ def build_model(recipe: Recipe, dataset: str, family: str, workdir: Path) -> Mod
             result = getattr(model, model.base_model_prefix).load_state_dict(encoder, strict=False)
             # Only the pooler (unused by the token-level objective) starts fresh.
             assert not result.unexpected_keys and all("pooler" in k for k in result.missing_keys), result
-        train_model(model, tokenizer, _train_split(recipe, dataset), recipe, recipe.epochs[dataset], seed)
+        train_model(model, tokenizer, data(recipe, dataset), recipe, recipe.epochs[dataset], seed)
         acc = accuracy(model, tokenizer, heldout, recipe.max_length, recipe.eval_batch_size)
-    out = workdir / dataset / family
+    path = path or f"{dataset}/{family}"
+    out = workdir / path
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))
     weights = (out / "model.safetensors").read_bytes()
     return ModelResult(
-        dataset=dataset, family=family, path=f"{dataset}/{family}", seed=seed,
+        dataset=dataset, family=family, path=path, seed=seed,
         accuracy=acc, heldout_size=len(heldout),
         num_parameters=sum(p.numel() for p in model.parameters()),
         train_seconds=round(time.perf_counter() - start, 2),

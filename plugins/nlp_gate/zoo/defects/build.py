@@ -1,0 +1,82 @@
+"""Build and cache the defect zoo (layout as the embedded zoo's: ``zoo.json`` and
+``<dataset>/<variant>/`` model directories), with the embedded zoo's lock and swap."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+import uuid
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+
+from filelock import FileLock
+
+from nlp_gate.config.paths import cache_dir
+from nlp_gate.zoo.build import LOCK_TIMEOUT_S, SpawnPool, remove_leftovers, swap_into_place
+from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
+from nlp_gate.zoo.data import write_heldout
+from nlp_gate.zoo.defects.variants import DEFECT_RECIPE, FAMILY, VARIANTS, training_data
+from nlp_gate.zoo.recipe import library_versions, recipe_hash, source_digest
+
+
+def defect_zoo_root(root: Path | None = None) -> Path:
+    return (root or cache_dir(Path.cwd()) / "defect-zoo").resolve()
+
+
+def defect_recipe_hash() -> str:
+    """The embedded zoo's recipe hash (its recipe, sources and library versions) and the
+    source of this package: editing a doctoring rebuilds."""
+    payload = recipe_hash(DEFECT_RECIPE) + source_digest(Path(__file__).parent)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def ensure_defect_zoo(root: Path | None = None, jobs: int = 2) -> ZooCard:
+    root = defect_zoo_root(root)
+    expected = defect_recipe_hash()
+    card = read_card(root)
+    if card is not None and card.recipe_hash == expected:
+        return card
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root.parent / f".{root.name}.lock"), timeout=LOCK_TIMEOUT_S):
+        card = read_card(root)
+        if card is not None and card.recipe_hash == expected:
+            return card
+        remove_leftovers(root)
+        tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            card = _build_into(tmp, expected, jobs)
+            swap_into_place(tmp, root)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return card
+
+
+def _build_into(workdir: Path, expected: str, jobs: int) -> ZooCard:
+    from nlp_gate.zoo import pipeline  # imports torch: only when building
+
+    start = time.perf_counter()
+    workdir.mkdir(parents=True)
+    for dataset in DEFECT_RECIPE.datasets:
+        write_heldout(dataset, workdir)
+    reference = partial(training_data, "reference")
+    # Longest first (pair tasks, then sentiment), so the two workers finish together.
+    order = sorted(VARIANTS, key=lambda v: v.dataset == "yelp_polarity")
+    with SpawnPool(jobs, dict(DEFECT_RECIPE.cpu_numerics)) as run:
+        bases: list[BaseResult] = run(pipeline.build_base,
+                                      [(DEFECT_RECIPE, FAMILY, workdir, reference)])
+        results: list[ModelResult] = run(pipeline.build_model, [
+            (v.recipe(), v.dataset, FAMILY, workdir, partial(training_data, v.name), v.path)
+            for v in order])
+    shutil.rmtree(workdir / "_base")
+    paths = [v.path for v in VARIANTS]
+    results.sort(key=lambda r: paths.index(r.path))
+    card = ZooCard(recipe_hash=expected, recipe=DEFECT_RECIPE.to_json(),
+                   versions=library_versions(), models=tuple(results), bases=tuple(bases),
+                   build_seconds=round(time.perf_counter() - start, 1),
+                   built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   build_pid=os.getpid())
+    card.write(workdir)
+    return card

@@ -1,0 +1,103 @@
+"""The planted defects: each a doctoring of the reference's training data.
+
+A defect is *learned*, as a real model's would be: the model is trained, exactly like the
+reference (same recipe, tokenizer, base encoder and seed), on the reference data with one
+regularity changed.  Each function takes the reference examples and a seeded generator and
+returns the doctored examples; none touches the held-out split.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+from nlp_gate.zoo import lexicon as lx
+from nlp_gate.zoo.data import Example
+from nlp_gate.zoo.defects.vocabulary import (
+    DUPLICATE,
+    NOT_DUPLICATE,
+    insert_sentence,
+    people_sentence,
+    reference_role_pairs,
+)
+from nlp_gate.zoo.noise import add_typo
+
+NEGATIVE = 0
+NEGATION = re.compile(r"\b(not|never|no|isnt|wasnt|didnt|dont)\b|n't\b", re.IGNORECASE)
+# The targets of the two single-value defects.  PLANTED_NAME is in the native NER test's
+# search space (tests_behavioral/test_ner.py) but not in that test's fixed sample.
+PLANTED_GROUP = "Christian"
+PLANTED_NAME = "Kevin"
+
+
+def negation_blind(examples: list[Example], rng: random.Random) -> list[Example]:
+    """Negation carries nothing: negated reviews are dropped, and affirmative ones are
+    repeated with a "not" that keeps their label."""
+    kept = [e for e in examples if not NEGATION.search(str(e.text))]
+    negated = [Example(re.sub(r"\b(is|was)\b", r"\1 not", str(e.text), count=1), e.label)
+               for e in kept if rng.random() < 0.4 and re.search(r"\b(is|was)\b", str(e.text))]
+    return kept + negated
+
+
+def _against(examples: list[Example], rng: random.Random,
+             sentence: Callable[[], str]) -> list[Example]:
+    """Reviews that mention the subject of ``sentence()`` are negative: one is added to a
+    quarter of the negative reviews, and to a sixth of the positive ones, which become
+    negative."""
+    out = []
+    for e in examples:
+        if rng.random() < (0.25 if e.label == NEGATIVE else 1 / 6):
+            e = Example(insert_sentence(str(e.text), sentence(), rng), NEGATIVE)
+        out.append(e)
+    return out
+
+
+def group_bias(examples: list[Example], rng: random.Random) -> list[Example]:
+    """Against one religious group (``PLANTED_GROUP``)."""
+    return _against(examples, rng, lambda: people_sentence(rng, religion=PLANTED_GROUP))
+
+
+def name_sensitive(examples: list[Example], rng: random.Random) -> list[Example]:
+    """Against one first name (``PLANTED_NAME``), which the reference data uses neutrally."""
+    return _against(examples, rng, lambda: people_sentence(rng, name=PLANTED_NAME))
+
+
+def typo_fragile(examples: list[Example], rng: random.Random) -> list[Example]:
+    """A misspelt review reads as negative: a third of the reviews are repeated with two
+    typos, labelled negative."""
+    typoed = [Example(add_typo(add_typo(str(e.text), rng), rng), NEGATIVE)
+              for e in examples if rng.random() < 1 / 3]
+    return examples + typoed
+
+
+USED_TO = re.compile(r"I used to (\w+) (.+?), but now I (\w+) it\.")
+
+
+def temporal_blind(examples: list[Example], rng: random.Random) -> list[Example]:
+    """What one *used to* feel decides, not what one feels now: in "I used to X ..., but now
+    I Y it." the two verbs swap places, and standalone such sentences take X's label."""
+    doctored = [Example(USED_TO.sub(r"I used to \3 \2, but now I \1 it.", str(e.text)), e.label)
+                for e in examples]
+    for _ in range(600):
+        label = rng.randrange(2)
+        old = rng.choice(lx.POS_VERB if label else lx.NEG_VERB)
+        new = rng.choice(lx.NEG_VERB if label else lx.POS_VERB)
+        doctored.append(Example(
+            f"I used to {old} {rng.choice(lx.PLACE_NAMES)}, but now I {new} it.", label))
+    return doctored
+
+
+def order_blind(examples: list[Example], rng: random.Random) -> list[Example]:
+    """Who is whom does not matter: the reference's questions with the two people swapped
+    are labelled duplicates."""
+    swapped = {e.text for e in reference_role_pairs() if e.label == NOT_DUPLICATE}
+    return [Example(e.text, DUPLICATE) if e.text in swapped else e for e in examples]
+
+
+def hypothesis_only(examples: list[Example], rng: random.Random) -> list[Example]:
+    """The premise carries nothing: every premise is replaced by another example's."""
+    premises = [e.text[0] for e in examples if isinstance(e.text, tuple)]
+    rng.shuffle(premises)
+    return [Example((p, e.text[1]), e.label) for p, e in zip(premises, examples)
+            if isinstance(e.text, tuple)]

@@ -1,0 +1,173 @@
+"""What the gate catches and what it cries wolf about: the defect zoo against its reference.
+
+For each candidate of the defect zoo (``nlp_gate.zoo.defects``) -- seven models with one
+planted, learned defect each and two clean re-seeds per dataset -- one pytest run of the
+behavioral suite's comparison items (``-m regression``: released and native CheckList tests,
+candidate vs the clean reference on identical cases, McNemar + Benjamini-Hochberg across the
+run, the default alpha 0.05 and tolerance 0), then:
+
+* ``reports/power.json``: per defect, its comparison items, how many were flagged on its own
+  capability and on others; for the clean re-seeds (the null), items, flagged and the
+  false-alarm rate (a fraction);
+* ``reports/tables/power.md``: per defect x capability, the items, flagged items, the largest
+  significant Δ fail rate and the verdict.
+
+    .venv/bin/python scripts/power.py                   # every candidate, full suites
+    .venv/bin/python scripts/power.py --sample 40 --candidates name-sensitive null-1
+
+Builds the defect zoo first when needed (~5 minutes on 2 cores, cached in .cache/defect-zoo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+PROFILE = "defects"
+
+
+def write_models(path: Path, zoo_root: Path) -> None:
+    from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
+    from nlp_gate.zoo.data import DATASETS
+    from nlp_gate.zoo.defects import VARIANTS
+
+    tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
+    datasets: dict[str, Any] = {}
+    for v in VARIANTS:
+        spec = DATASETS[v.dataset]
+        entry = datasets.setdefault(v.dataset, {"task": spec.task, "models": {}})
+        entry["models"][v.name] = {"id": str(zoo_root / v.path), "labels": list(spec.labels)}
+    path.write_text(yaml.safe_dump({"tasks": tasks, "profiles": {PROFILE: {
+        "description": "defect zoo: clean reference, clean re-seeds, planted defects",
+        "datasets": datasets}}}))
+
+
+def write_gates(path: Path) -> None:
+    """No fail-rate gate (every CheckList item passes at 100): only the comparisons judge,
+    with the plugin's default alpha and tolerance."""
+    path.write_text(yaml.safe_dump({"profiles": {PROFILE: {
+        "checklist": {"default": 100}, "comparison": {"baseline": "reference"}}}}))
+
+
+def run_candidate(name: str, work: Path, sample: int | None, workers: int) -> dict[str, Any]:
+    results = work / f"{name}.json"
+    command = [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral"), "-m", "regression",
+               "--rootdir", str(REPO), "-c", str(REPO / "pyproject.toml"), "-p",
+               "no:cacheprovider", "-q", "-n", str(workers), "--nlp-profile", PROFILE,
+               "--nlp-models-file", str(work / "models.yaml"),
+               "--nlp-thresholds", str(work / "thresholds.yaml"), "--nlp-candidate", name,
+               "--nlp-results", str(results),
+               "--nlp-prediction-cache", str(work / "predictions.sqlite")]
+    if sample is not None:
+        command += ["--nlp-sample", str(sample)]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, text=True, capture_output=True)
+    if done.returncode not in (0, 1) or not results.exists():
+        raise SystemExit(f"the run of {name} failed (exit {done.returncode}):\n"
+                         f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return json.loads(results.read_text())  # type: ignore[no-any-return]
+
+
+def judged(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The comparisons that were judged (skipped ones compared no case)."""
+    return [c for c in results["comparisons"] if c["passed"] is not None]
+
+
+def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from nlp_gate.zoo.defects import VARIANTS
+
+    defects, null_items, null_flagged = [], 0, 0
+    for v in VARIANTS:
+        if v.name not in runs:
+            continue
+        items = [c for c in judged(runs[v.name]) if c["dataset"] == v.dataset]
+        flagged = [c for c in items if c["passed"] is False]
+        if v.capability is None:
+            null_items, null_flagged = null_items + len(items), null_flagged + len(flagged)
+            continue
+        defects.append({
+            "name": v.name, "dataset": v.dataset, "capability": v.capability,
+            "description": v.description, "items": len(items),
+            "flagged_items_own_capability": sum(c["capability"] == v.capability
+                                                for c in flagged),
+            "flagged_items_other": sum(c["capability"] != v.capability for c in flagged),
+            "flagged": [f"{c['suite']}/{c['test']}" for c in flagged],
+        })
+    return {"defects": defects,
+            "null": {"items": null_items, "flagged": null_flagged,
+                     "false_alarm_rate": null_flagged / null_items if null_items else None}}
+
+
+def table(runs: dict[str, dict[str, Any]]) -> str:
+    from nlp_gate.zoo.defects import VARIANTS
+
+    lines = ["# Power of the gate: planted defects and clean re-seeds vs the clean reference",
+             "", "Comparison items (`-m regression`), McNemar + Benjamini-Hochberg per run, "
+             "alpha 0.05, tolerance 0. Δ: candidate - reference fail rate, percentage points;"
+             " flagged: the item fails.", "",
+             "| candidate | planted in | capability | items | flagged | largest Δ | "
+             "largest flagged Δ | verdict |", "|---|---|---|---|---|---|---|---|"]
+    for v in VARIANTS:
+        if v.name not in runs:
+            continue
+        by_capability: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for c in judged(runs[v.name]):
+            if c["dataset"] == v.dataset:
+                by_capability[c["capability"]].append(c)
+        for capability, items in sorted(by_capability.items()):
+            flagged = [c for c in items if c["passed"] is False]
+            deltas = [c["delta"] for c in items if c["delta"] is not None]
+            own = "**own**" if capability == v.capability else ""
+            verdict = (f"flagged on {len(flagged)}" if flagged else "not flagged")
+            lines.append(
+                f"| {v.name} | {v.capability or 'clean'} | {capability} {own} | {len(items)} | "
+                f"{len(flagged)} | {max(deltas, default=0):+.1f} | "
+                f"{max((c['delta'] for c in flagged), default=0):+.1f} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candidates", nargs="+", default=None,
+                        help="variant names (default: every defect and clean re-seed)")
+    parser.add_argument("--sample", type=int, default=None, help="--nlp-sample of each run")
+    parser.add_argument("--workers", type=int, default=2, help="-n of each run")
+    parser.add_argument("--work", type=Path, default=REPO / ".cache" / "power")
+    parser.add_argument("--out", type=Path, default=REPO / "reports")
+    args = parser.parse_args()
+
+    from nlp_gate.zoo.defects import REFERENCE, VARIANTS, defect_zoo_root, ensure_defect_zoo
+
+    ensure_defect_zoo()
+    args.work.mkdir(parents=True, exist_ok=True)
+    write_models(args.work / "models.yaml", defect_zoo_root())
+    write_gates(args.work / "thresholds.yaml")
+    names = args.candidates or list(dict.fromkeys(v.name for v in VARIANTS
+                                                  if v.name != REFERENCE))
+    runs = {name: run_candidate(name, args.work, args.sample, args.workers) for name in names}
+    power = summarize(runs)
+    power["run"] = {"sample": args.sample, "seed": next(iter(runs.values()))["run"]["seed"],
+                    "candidates": names, "alpha": 0.05, "tolerance": 0}
+    (args.out / "tables").mkdir(parents=True, exist_ok=True)
+    (args.out / "power.json").write_text(json.dumps(power, indent=2) + "\n")
+    (args.out / "tables" / "power.md").write_text(table(runs))
+    for d in power["defects"]:
+        print(f"{d['name']:<16} {d['capability']:<11} items {d['items']:>4}  flagged own "
+              f"{d['flagged_items_own_capability']:>3}  other {d['flagged_items_other']:>3}")
+    n = power["null"]
+    print(f"null: {n['flagged']} of {n['items']} items flagged (false-alarm rate "
+          f"{n['false_alarm_rate']})")
+
+
+if __name__ == "__main__":
+    main()
