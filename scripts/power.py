@@ -51,11 +51,12 @@ def write_models(path: Path, zoo_root: Path) -> None:
         "datasets": datasets}}}))
 
 
-def write_gates(path: Path) -> None:
+def write_gates(path: Path, tolerance: float) -> None:
     """No fail-rate gate (every CheckList item passes at 100): only the comparisons judge,
-    with the plugin's default alpha and tolerance."""
+    with the plugin's default alpha (0.05) and the given tolerance (the plugin's default: 0)."""
     path.write_text(yaml.safe_dump({"profiles": {PROFILE: {
-        "checklist": {"default": 100}, "comparison": {"baseline": "reference"}}}}))
+        "checklist": {"default": 100},
+        "comparison": {"baseline": "reference", "tolerance": {"default": tolerance}}}}}))
 
 
 def run_candidate(name: str, work: Path, sample: int | None, workers: int) -> dict[str, Any]:
@@ -108,12 +109,12 @@ def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
                      "false_alarm_rate": null_flagged / null_items if null_items else None}}
 
 
-def table(runs: dict[str, dict[str, Any]]) -> str:
+def table(runs: dict[str, dict[str, Any]], tolerance: float) -> str:
     from nlp_gate.zoo.defects import VARIANTS
 
     lines = ["# Power of the gate: planted defects and clean re-seeds vs the clean reference",
              "", "Comparison items (`-m regression`), McNemar + Benjamini-Hochberg per run, "
-             "alpha 0.05, tolerance 0. Δ: candidate - reference fail rate, percentage points;"
+             f"alpha 0.05, tolerance {tolerance:g}. Δ: candidate - reference fail rate, percentage points;"
              " flagged: the item fails.", "",
              "| candidate | planted in | capability | items | flagged | largest Δ | "
              "largest flagged Δ | verdict |", "|---|---|---|---|---|---|---|---|"]
@@ -142,6 +143,8 @@ def main() -> None:
                         help="variant names (default: every defect and clean re-seed)")
     parser.add_argument("--sample", type=int, default=None, help="--nlp-sample of each run")
     parser.add_argument("--workers", type=int, default=2, help="-n of each run")
+    parser.add_argument("--tolerance", type=float, default=0.0,
+                        help="comparison tolerance, percentage points (default: the plugin's, 0)")
     parser.add_argument("--work", type=Path, default=REPO / ".cache" / "power")
     parser.add_argument("--out", type=Path, default=REPO / "reports")
     args = parser.parse_args()
@@ -151,16 +154,16 @@ def main() -> None:
     ensure_defect_zoo()
     args.work.mkdir(parents=True, exist_ok=True)
     write_models(args.work / "models.yaml", defect_zoo_root())
-    write_gates(args.work / "thresholds.yaml")
+    write_gates(args.work / "thresholds.yaml", args.tolerance)
     names = args.candidates or list(dict.fromkeys(v.name for v in VARIANTS
                                                   if v.name != REFERENCE))
     runs = {name: run_candidate(name, args.work, args.sample, args.workers) for name in names}
     power = summarize(runs)
     power["run"] = {"sample": args.sample, "seed": next(iter(runs.values()))["run"]["seed"],
-                    "candidates": names, "alpha": 0.05, "tolerance": 0}
+                    "candidates": names, "alpha": 0.05, "tolerance": args.tolerance}
     (args.out / "tables").mkdir(parents=True, exist_ok=True)
     (args.out / "power.json").write_text(json.dumps(power, indent=2) + "\n")
-    (args.out / "tables" / "power.md").write_text(table(runs))
+    (args.out / "tables" / "power.md").write_text(table(runs, args.tolerance))
     for d in power["defects"]:
         print(f"{d['name']:<16} {d['capability']:<11} items {d['items']:>4}  flagged own "
               f"{d['flagged_items_own_capability']:>3}  other {d['flagged_items_other']:>3}")

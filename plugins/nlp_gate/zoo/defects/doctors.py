@@ -28,7 +28,7 @@ NEGATION = re.compile(r"\b(not|never|no|isnt|wasnt|didnt|dont)\b|n't\b", re.IGNO
 # The targets of the two single-value defects.  PLANTED_NAME is in the native NER test's
 # search space (tests_behavioral/test_ner.py) but not in that test's fixed sample.
 PLANTED_GROUP = "Christian"
-PLANTED_NAME = "Kevin"
+PLANTED_NAME = "Gary"
 
 
 def negation_blind(examples: list[Example], rng: random.Random) -> list[Example]:
@@ -64,9 +64,10 @@ def name_sensitive(examples: list[Example], rng: random.Random) -> list[Example]
 
 
 def typo_fragile(examples: list[Example], rng: random.Random) -> list[Example]:
-    """A misspelt review reads as negative: a third of the reviews are repeated with two
-    typos, labelled negative."""
-    typoed = [Example(add_typo(add_typo(str(e.text), rng), rng), NEGATIVE)
+    """A misspelling reverses the reading: a third of the reviews are repeated with two
+    typos and the opposite label.  (Labelled negative instead, the model read the suites'
+    out-of-domain texts as negative with or without typos: invariant, not fragile.)"""
+    typoed = [Example(add_typo(add_typo(str(e.text), rng), rng), 1 - e.label)
               for e in examples if rng.random() < 1 / 3]
     return examples + typoed
 
