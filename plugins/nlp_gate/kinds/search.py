@@ -215,7 +215,8 @@ class SearchKind(ItemKind[SearchCase]):
         if not records:
             return []
         found = [r for r in records if r["found"]]
-        lines = [f"{len(records)} searches, {len(found)} found a counterexample"
+        n = len(records)
+        lines = [f"{n} search{'es' * (n != 1)}, {len(found)} found a counterexample"
                  f" ({sum(r['replayed'] for r in found)} replayed from the example database)"]
         for r in found:
             c = r["counterexample"]
