@@ -150,7 +150,9 @@ def search(space: SearchSpace, violates: Callable[[Any, Any], bool], *, examples
     shrinks the first violating one, and Hypothesis saves it to the database.
 
     ``@seed`` makes the generation deterministic; it also turns the database off (Hypothesis
-    keeps seeded runs out of it), so the settings with the database are applied after it.
+    keeps seeded runs out of it, as it does with ``derandomize`` and ``find(random=...)``), so
+    the settings with the database are applied after it.  Every setting that matters is
+    explicit: Hypothesis's ``ci`` profile (loaded where ``CI`` is set) changes none of them.
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seeded
