@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from nlp_gate.native import INV, MFT, behavioral_test, editor
+from nlp_gate.native import INV, MFT, SearchSpace, behavioral_test, editor
 
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
+from tests_behavioral import lexicons  # also registers the shared lexicons
 from tests_behavioral.cases import filled, swapped
 from tests_behavioral.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
 
@@ -39,6 +39,13 @@ def country_names() -> tuple[str, ...]:
     return tuple(c for c in editor.lexicons.country[:70]
                  if not c.startswith(("the ", "United "))
                  and c not in ("Philippines", "Ivory Coast", "Congo"))
+
+
+@cache
+def speaker_names() -> tuple[str, ...]:
+    """The first 100 of CheckList's first names, in its own order: the slice that the
+    speaker test samples from and its search space searches."""
+    return tuple(editor.lexicons.first_name[:100])
 
 
 NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(2, 21))
@@ -63,6 +70,24 @@ def test_sentiment_person_name_does_not_matter():
         "According to {first_name}, the {thing} is {intensifier} {neg_adj}.",
     ]
     return INV(swapped(templates, "first_name", tuple(editor.lexicons.first_name), 12))
+
+
+SPEAKER = "{first_name} said the {thing} was {pos_adj}."
+
+
+def speaker_slots() -> dict[str, tuple[str, ...]]:
+    """The speaker test's lexicons, read when a search runs (not at collection)."""
+    return {"first_name": speaker_names(), "thing": lexicons.WORDS["thing"],
+            "pos_adj": lexicons.WORDS["pos_adj"]}
+
+
+@behavioral_test(capability="NER", type="inv", task="sentiment",
+                 search=SearchSpace(SPEAKER, speaker_slots, perturb="first_name"))
+def test_sentiment_speaker_name_does_not_matter():
+    """Who praised it does not change the praise: swapping the speaker's first name keeps
+    the prediction.  The fixed sample is small (20 cases, two swaps each); its search
+    (``-m search``) covers every name of the slice."""
+    return INV(swapped([SPEAKER], "first_name", speaker_names(), 20, k=2))
 
 
 @behavioral_test(capability="NER", type="inv", task="sentiment")

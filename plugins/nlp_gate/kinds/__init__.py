@@ -14,6 +14,7 @@ from nlp_gate.kinds.base import ItemKind
 from nlp_gate.kinds.checklist import ChecklistKind
 from nlp_gate.kinds.comparison import ComparisonKind
 from nlp_gate.kinds.native import NativeKind
+from nlp_gate.kinds.search import SearchKind
 
-KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, NativeKind, AccuracyKind, ComparisonKind,
-                                     AttackKind)
+KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, NativeKind, SearchKind, AccuracyKind,
+                                     ComparisonKind, AttackKind)

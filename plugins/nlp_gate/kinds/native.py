@@ -2,7 +2,8 @@
 
 A native test (``nlp_gate.native.behavioral_test``) is a pytest function in a test module that
 returns a CheckList test; this kind parametrizes it over the profile's models of its task and,
-when a baseline and candidate are declared, with its comparison items.  Everything after the
+when a baseline and candidate are declared, with its comparison items; when it declares a
+search space, with its search items (``nlp_gate.kinds.search``).  Everything after the
 CheckList test object is the CheckList kind's: CheckList's ``get_stats`` computes the fail
 rate, the ``checklist`` gates judge it under the test's suite name, outcomes are stored per
 model fingerprint, records go to results.json's ``records`` with the released ones.
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.kinds.base import Verdict
+from nlp_gate.kinds.base import OneModel, Verdict
 from nlp_gate.kinds.checklist.gates import ChecklistGates
 from nlp_gate.kinds.checklist.kind import (
     TASK_MARKERS,
@@ -49,6 +50,25 @@ class NativeCase(ChecklistCase):
     def marks(self) -> list[pytest.MarkDecorator]:
         # A model's items on one xdist worker, with its CheckList items: one load.
         return [pytest.mark.native, *suite_marks(self.info, self.model.task.name),
+                pytest.mark.xdist_group(self.model.key)]
+
+
+@dataclass(frozen=True, repr=False)
+class SearchCase(OneModel):
+    """One pytest item of the search kind: a native test's search space on one dataset's
+    model.  Defined here because the native test function is parametrized with it."""
+
+    position: int
+    info: TestInfo
+    model: ModelSpec
+
+    @property
+    def id(self) -> str:
+        return f"{self.info.suite}/{self.info.name}/search/{self.model.dataset}/{self.model.name}"
+
+    def marks(self) -> list[pytest.MarkDecorator]:
+        # Not ``native``: ``-m native`` runs the fixed samples, ``-m search`` the searches.
+        return [pytest.mark.search, *suite_marks(self.info, self.model.task.name),
                 pytest.mark.xdist_group(self.model.key)]
 
 
@@ -111,7 +131,10 @@ class NativeKind(ChecklistKind):
         return [m for m in self.session.profile.models if m.task.name == definition.task]
 
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
-        """The test function's items: one per model of its task, then its comparisons."""
+        """The test function's items: one per model of its task, then its comparisons, then
+        (a declared search space) one search per model.  The search items are another
+        kind's, as the comparisons are: the core runs each case by its type, so the one test
+        function serves all three without a second function per test."""
         definition = definition_of(function)
         if definition is None:
             raise NativeTestError(
@@ -130,6 +153,8 @@ class NativeKind(ChecklistKind):
         pairs = self.session.kind(ComparisonKind).pairs(specs)
         cases += [ComparisonCase(first + i, info, c, b, source=self.name)
                   for i, (c, b) in enumerate(pairs)]
+        if definition.search is not None:
+            cases += [SearchCase(first + i, info, s) for i, s in enumerate(specs)]
         # The function names the test: an item's id only adds dataset and model(s).
         return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
                              marks=c.marks()) for c in cases]

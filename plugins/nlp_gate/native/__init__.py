@@ -29,8 +29,10 @@ from typing import Any
 
 from nlp_gate.native.definition import NativeTest, behavioral_test
 from nlp_gate.native.lazy import Lazy, LazyEditor
+from nlp_gate.native.search import SearchSpace
 
-__all__ = ["DIR", "INV", "MFT", "Expect", "NativeTest", "Perturb", "behavioral_test", "editor"]
+__all__ = ["DIR", "INV", "MFT", "Expect", "NativeTest", "Perturb", "SearchSpace",
+           "behavioral_test", "editor"]
 
 # CheckList's own objects, loaded when a test is first built (see nlp_gate.native.lazy).
 MFT = Lazy("checklist.test_types", "MFT")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from nlp_gate.native.cases import read_cases
+from nlp_gate.native.search import SearchSpace
 
 TYPES = ("mft", "inv", "dir")
 ATTRIBUTE = "__nlp_native__"  # where the test function keeps its NativeTest
@@ -34,6 +35,7 @@ class NativeTest:
     build: Callable[[], Any]  # returns CheckList's MFT / INV / DIR
     module_file: Path
     cases_file: Path | None  # committed cases, used instead of the generated ones
+    search: SearchSpace | None = None  # the space its cases come from (the search kind's)
 
     @property
     def where(self) -> str:
@@ -89,7 +91,8 @@ def ordered_template_slots() -> Iterator[None]:
 
 
 def behavioral_test(*, capability: str, type: str, task: str, suite: str | None = None,
-                    cases: str | Path | None = None) -> Callable[[Callable[[], Any]], Any]:
+                    cases: str | Path | None = None, search: SearchSpace | None = None
+                    ) -> Callable[[Callable[[], Any]], Any]:
     """Declare a native behavioral test; the decorated function returns its CheckList test.
 
     ``capability``: one of CheckList's (Vocabulary, Taxonomy, Robustness, NER, Fairness,
@@ -97,7 +100,10 @@ def behavioral_test(*, capability: str, type: str, task: str, suite: str | None 
     the models file whose models it runs on; ``suite``: its gates' and tables' suite name
     (default ``native_<task>``); ``cases``: a committed case file (JSONL as the run writes to
     ``reports/cases/<suite>/<test>.jsonl``), relative to the test module, read instead of the
-    generated cases -- the test's type and expectation still come from the function.
+    generated cases -- the test's type and expectation still come from the function;
+    ``search``: the space an INV or DIR test's cases come from (``SearchSpace``), searched
+    for a counterexample by the test's ``search`` items (``-m search``, with the test's own
+    expectation).
     """
     from nlp_gate.kinds.checklist.kind import CAPABILITIES
 
@@ -106,6 +112,11 @@ def behavioral_test(*, capability: str, type: str, task: str, suite: str | None 
                               f"{', '.join(CAPABILITIES)}")
     if type.lower() not in TYPES:
         raise NativeTestError(f"unknown test type {type!r}; valid: {', '.join(TYPES)}")
+    if search is not None and not isinstance(search, SearchSpace):
+        raise NativeTestError(f"search= takes a SearchSpace, got {search!r}")
+    if search is not None and type.lower() == "mft":
+        raise NativeTestError("search= needs an INV or DIR test: an MFT has no perturbation "
+                              "to search")
 
     def declare(build: Callable[[], Any]) -> Any:
         module_file = Path(inspect.getfile(build)).resolve()
@@ -114,7 +125,8 @@ def behavioral_test(*, capability: str, type: str, task: str, suite: str | None 
             capability=capability, type=type.lower(),
             description=inspect.cleandoc(build.__doc__ or ""), build=build,
             module_file=module_file,
-            cases_file=module_file.parent / cases if cases is not None else None)
+            cases_file=module_file.parent / cases if cases is not None else None,
+            search=search)
 
         # What pytest runs: the native kind parametrizes ``native_case`` from the definition.
         # Not functools.wraps: pytest would read the builder's signature through __wrapped__.

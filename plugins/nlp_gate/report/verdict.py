@@ -14,7 +14,7 @@ from typing import Any
 
 # results.json section -> what its records are, for the verdict line.
 SECTIONS = {"records": "CheckList", "attacks": "attack", "accuracy": "accuracy",
-            "comparisons": "comparison"}
+            "comparisons": "comparison", "searches": "search"}
 
 
 @dataclass(frozen=True)
