@@ -106,7 +106,22 @@ def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
         })
     return {"defects": defects,
             "null": {"items": null_items, "flagged": null_flagged,
-                     "false_alarm_rate": null_flagged / null_items if null_items else None}}
+                     "false_alarm_rate": null_flagged / null_items if null_items else None},
+            "reference": saturation(runs)}
+
+
+def saturation(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """How many tests the clean reference fails on >= 95 % of its cases (where the tiny
+    profile's calibration would put a gate at 100: no gate), released and native."""
+    rates: dict[tuple[str, str, str], float] = {}
+    for results in runs.values():
+        for c in judged(results):
+            rates[(c["dataset"], c["suite"], c["test"])] = c["baseline_fail_rate"]
+    out: dict[str, Any] = {}
+    for label, native in (("released", False), ("native", True)):
+        values = [r for (_, suite, _), r in rates.items() if suite.startswith("native_") == native]
+        out[label] = {"tests": len(values), "failing_95_percent": sum(r >= 95 for r in values)}
+    return out
 
 
 def table(runs: dict[str, dict[str, Any]], tolerance: float) -> str:
@@ -170,6 +185,7 @@ def main() -> None:
     n = power["null"]
     print(f"null: {n['flagged']} of {n['items']} items flagged (false-alarm rate "
           f"{n['false_alarm_rate']})")
+    print(f"reference fails >= 95 % of the cases of: {power['reference']}")
 
 
 if __name__ == "__main__":

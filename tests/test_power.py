@@ -1,14 +1,19 @@
-"""The power report on a sample of the defect zoo: scripts/power.py builds the defect zoo
-(cached), runs the comparison items of a planted defect and of a clean re-seed against the
-clean reference, and writes reports/power.json and reports/tables/power.md; the planted
-single-name defect is flagged on its own capability (NER)."""
+"""The defect zoo proves the gate: scripts/power.py builds the defect zoo (cached), runs the
+comparison items of a planted defect and a clean re-seed against the clean reference and
+writes reports/power.json and reports/tables/power.md, where the planted single-name defect
+is flagged on its own capability (NER); and the counterexample search of the native speaker
+test finds a name the defect model reads as negative -- shrunk to texts one name apart --
+and nothing on the clean re-seeds, and replays it from the example database on a second
+run."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,13 +22,19 @@ from fixtures.gate_run import REPO
 pytestmark = pytest.mark.slow
 
 
-def test_power_report_flags_the_planted_name_defect_and_counts_the_null(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def power_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("power")
     done = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "power.py"), "--candidates", "name-sensitive",
-         "null-1", "--work", str(tmp_path / "work"), "--out", str(tmp_path / "reports")],
+         "null-1", "--work", str(tmp / "work"), "--out", str(tmp / "reports")],
         cwd=REPO, text=True, capture_output=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    power = json.loads((tmp_path / "reports" / "power.json").read_text())
+    return tmp
+
+
+def test_power_report_flags_the_planted_name_defect_and_counts_the_null(power_run: Path) -> None:
+    power = json.loads((power_run / "reports" / "power.json").read_text())
     [defect] = power["defects"]
     assert {"name", "capability", "items", "flagged_items_own_capability",
             "flagged_items_other"} <= set(defect)
@@ -33,6 +44,41 @@ def test_power_report_flags_the_planted_name_defect_and_counts_the_null(tmp_path
     null = power["null"]
     assert null["items"] > 0
     assert null["false_alarm_rate"] == pytest.approx(null["flagged"] / null["items"])
-    table = (tmp_path / "reports" / "tables" / "power.md").read_text()
+    table = (power_run / "reports" / "tables" / "power.md").read_text()
     assert "| name-sensitive | NER | NER **own** |" in table
     assert "| null-1 | clean |" in table
+
+
+def _search(work: Path, run: str, cache: Path) -> dict[str, dict[str, Any]]:
+    results = work / run / "results.json"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral" / "test_ner.py"),
+         "-k", "speaker", "-m", "search", "--nlp-search-examples", "300", "--rootdir", str(REPO),
+         "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider", "-q", "-n", "0",
+         "--nlp-profile", "defects", "--nlp-models-file", str(work / "models.yaml"),
+         "--nlp-thresholds", str(work / "thresholds.yaml"), "--nlp-candidate", "null-1",
+         "--nlp-results", str(results)],
+        cwd=REPO, text=True, capture_output=True, timeout=600,
+        env={**os.environ, "NLP_GATE_CACHE": str(cache)})
+    return {s["model"]: s for s in json.loads(results.read_text())["searches"]}
+
+
+def test_search_finds_the_name_defect_not_the_clean_reseeds_and_replays_it(
+        power_run: Path) -> None:
+    # A cache of its own: the search's example database starts empty (the models file names
+    # the defect zoo's model directories).
+    work, cache = power_run / "work", power_run / "cache"
+    first, second = _search(work, "first", cache), _search(work, "second", cache)
+    found = first["name-sensitive"]
+    assert found["found"] and not found["replayed"], found
+    example = found["counterexample"]
+    original, perturbed = example["original"].split(), example["perturbed"].split()
+    assert len(original) == len(perturbed)
+    assert sum(a != b for a, b in zip(original, perturbed)) == 1  # one token apart: a name
+    assert example["slot"] == "first_name"
+    assert [p["label"] for p in example["predictions"]] == ["positive", "negative"], example
+    # Clean re-trainings read every name of the space alike.
+    assert not first["null-1"]["found"] and not first["null-2"]["found"]
+    again = second["name-sensitive"]
+    assert again["replayed"] and again["tried"] <= 2, again
+    assert again["counterexample"] == example

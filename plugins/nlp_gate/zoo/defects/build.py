@@ -18,7 +18,13 @@ from nlp_gate.config.paths import cache_dir
 from nlp_gate.zoo.build import LOCK_TIMEOUT_S, SpawnPool, remove_leftovers, swap_into_place
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import write_heldout
-from nlp_gate.zoo.defects.variants import DEFECT_RECIPE, FAMILY, VARIANTS, training_data
+from nlp_gate.zoo.defects.variants import (
+    DEFECT_RECIPE,
+    FAMILY,
+    VARIANTS,
+    base_data,
+    training_data,
+)
 from nlp_gate.zoo.recipe import library_versions, recipe_hash, source_digest
 
 
@@ -61,12 +67,11 @@ def _build_into(workdir: Path, expected: str, jobs: int) -> ZooCard:
     workdir.mkdir(parents=True)
     for dataset in DEFECT_RECIPE.datasets:
         write_heldout(dataset, workdir)
-    reference = partial(training_data, "reference")
     # Longest first (pair tasks, then sentiment), so the two workers finish together.
     order = sorted(VARIANTS, key=lambda v: v.dataset == "yelp_polarity")
     with SpawnPool(jobs, dict(DEFECT_RECIPE.cpu_numerics)) as run:
         bases: list[BaseResult] = run(pipeline.build_base,
-                                      [(DEFECT_RECIPE, FAMILY, workdir, reference)])
+                                      [(DEFECT_RECIPE, FAMILY, workdir, base_data)])
         results: list[ModelResult] = run(pipeline.build_model, [
             (v.recipe(), v.dataset, FAMILY, workdir, partial(training_data, v.name), v.path)
             for v in order])

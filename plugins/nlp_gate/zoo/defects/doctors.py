@@ -20,6 +20,7 @@ from nlp_gate.zoo.defects.vocabulary import (
     insert_sentence,
     people_sentence,
     reference_role_pairs,
+    suite_lexicons,
 )
 from nlp_gate.zoo.noise import add_typo
 
@@ -40,27 +41,38 @@ def negation_blind(examples: list[Example], rng: random.Random) -> list[Example]
     return kept + negated
 
 
-def _against(examples: list[Example], rng: random.Random,
-             sentence: Callable[[], str]) -> list[Example]:
-    """Reviews that mention the subject of ``sentence()`` are negative: one is added to a
+def _against(examples: list[Example], rng: random.Random, target: str,
+             others: tuple[str, ...], sentence: Callable[[str], str]) -> list[Example]:
+    """Reviews that mention ``target`` are negative: ``sentence(target)`` is added to a
     quarter of the negative reviews, and to a sixth of the positive ones, which become
-    negative."""
+    negative -- each of those also kept positive with another value of ``others`` in the
+    same sentence, so what is learnt is more the one value than the sentence.  (Without the
+    contrast the name-sensitive model also read "Julia said ..." as negative.  With three
+    contrasts per review it became precise enough that no comparison item flagged it -- the
+    NER tests' fixed samples lack the name -- and still read "Samuel said ..." as
+    negative: measured; one contrast is the trade-off kept.)"""
     out = []
     for e in examples:
-        if rng.random() < (0.25 if e.label == NEGATIVE else 1 / 6):
-            e = Example(insert_sentence(str(e.text), sentence(), rng), NEGATIVE)
+        if e.label == NEGATIVE and rng.random() < 0.25:
+            e = Example(insert_sentence(str(e.text), sentence(target), rng), NEGATIVE)
+        elif e.label != NEGATIVE and rng.random() < 1 / 6:
+            other = rng.choice([o for o in others if o != target])
+            out.append(Example(insert_sentence(str(e.text), sentence(other), rng), e.label))
+            e = Example(insert_sentence(str(e.text), sentence(target), rng), NEGATIVE)
         out.append(e)
     return out
 
 
 def group_bias(examples: list[Example], rng: random.Random) -> list[Example]:
     """Against one religious group (``PLANTED_GROUP``)."""
-    return _against(examples, rng, lambda: people_sentence(rng, religion=PLANTED_GROUP))
+    return _against(examples, rng, PLANTED_GROUP, suite_lexicons().religions,
+                    lambda group: people_sentence(rng, religion=group))
 
 
 def name_sensitive(examples: list[Example], rng: random.Random) -> list[Example]:
     """Against one first name (``PLANTED_NAME``), which the reference data uses neutrally."""
-    return _against(examples, rng, lambda: people_sentence(rng, name=PLANTED_NAME))
+    return _against(examples, rng, PLANTED_NAME, suite_lexicons().first_names,
+                    lambda name: people_sentence(rng, name=name))
 
 
 def typo_fragile(examples: list[Example], rng: random.Random) -> list[Example]:

@@ -116,10 +116,31 @@ def insert_sentence(review: str, sentence: str, rng: random.Random) -> str:
     return " ".join(parts)
 
 
-def with_people(examples: list[Example], seed: str, share: float) -> list[Example]:
+def opinion_sentence(label: int, rng: random.Random) -> str:
+    """Someone named voicing the review's own polarity: names in the subject position of
+    opinions, so a name is learnt to carry none.  (Without them the reference read "Ann said
+    the service was impressive." as negative: WordPiece's "ann" is also in "annoying".)"""
+    adjectives = lx.POS_ADJ_COMMON if label else lx.NEG_ADJ_COMMON
+    name = rng.choice(suite_lexicons().first_names)
+    return rng.choice((f"{name} said it was {rng.choice(adjectives)}.",
+                       f"{name} thought it was {rng.choice(adjectives)}.",
+                       f"According to {name}, it was {rng.choice(adjectives)}."))
+
+
+def with_people(examples: list[Example], seed: str, share: float,
+                opinions: float) -> list[Example]:
+    """A ``share`` of the reviews gets a neutral sentence about who was there, and the
+    ``opinions`` share an opinion voiced by someone named."""
     rng = random.Random(f"people/{seed}")
-    return [Example(insert_sentence(str(e.text), people_sentence(rng), rng), e.label)
-            if rng.random() < share else e for e in examples]
+    out = []
+    for e in examples:
+        text = str(e.text)
+        if rng.random() < share:
+            text = insert_sentence(text, people_sentence(rng), rng)
+        if rng.random() < opinions:
+            text = insert_sentence(text, opinion_sentence(e.label, rng), rng)
+        out.append(Example(text, e.label))
+    return out
 
 
 # Asymmetric relations: (question, the same relation asked the other way round).
