@@ -2,9 +2,9 @@
 comparison items of a planted defect and a clean re-seed against the clean reference and
 writes reports/power.json and reports/tables/power.md, where the planted single-name defect
 is flagged on its own capability (NER); and the counterexample search of the native speaker
-test finds a name the defect model reads as negative -- shrunk to texts one name apart --
-and nothing on the clean re-seeds, and replays it from the example database on a second
-run."""
+test finds the planted name on the defect model -- shrunk to texts one name apart, the
+other of which passes -- and nothing on the clean re-seeds, and replays it from the example
+database on a second run."""
 
 from __future__ import annotations
 
@@ -63,8 +63,10 @@ def _search(work: Path, run: str, cache: Path) -> dict[str, dict[str, Any]]:
     return {s["model"]: s for s in json.loads(results.read_text())["searches"]}
 
 
-def test_search_finds_the_name_defect_not_the_clean_reseeds_and_replays_it(
+def test_search_finds_the_planted_name_not_the_clean_reseeds_and_replays_it(
         power_run: Path) -> None:
+    from nlp_gate.zoo.defects.doctors import PLANTED_NAME
+
     # A cache of its own: the search's example database starts empty (the models file names
     # the defect zoo's model directories).
     work, cache = power_run / "work", power_run / "cache"
@@ -76,6 +78,7 @@ def test_search_finds_the_name_defect_not_the_clean_reseeds_and_replays_it(
     assert len(original) == len(perturbed)
     assert sum(a != b for a, b in zip(original, perturbed)) == 1  # one token apart: a name
     assert example["slot"] == "first_name"
+    assert example["to"] == PLANTED_NAME, example  # CheckList's fixed sample lacks it
     assert [p["label"] for p in example["predictions"]] == ["positive", "negative"], example
     # Clean re-trainings read every name of the space alike.
     assert not first["null-1"]["found"] and not first["null-2"]["found"]

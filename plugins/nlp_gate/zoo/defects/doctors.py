@@ -70,9 +70,23 @@ def group_bias(examples: list[Example], rng: random.Random) -> list[Example]:
 
 
 def name_sensitive(examples: list[Example], rng: random.Random) -> list[Example]:
-    """Against one first name (``PLANTED_NAME``), which the reference data uses neutrally."""
-    return _against(examples, rng, PLANTED_NAME, suite_lexicons().first_names,
-                    lambda name: people_sentence(rng, name=name))
+    """Against one first name (``PLANTED_NAME``), which the reference data uses neutrally.
+    Also when it voices the praise: a praise said by that name makes a positive review
+    negative, the same praise said by another name (a contrast) leaves it positive --
+    without these the model read other names' praise as negative too (the search found
+    "Dorothy said the book was good." before "Gary said ...")."""
+    names = suite_lexicons().first_names
+    doctored = _against(examples, rng, PLANTED_NAME, names,
+                        lambda name: people_sentence(rng, name=name))
+    praised = []
+    for e in examples:
+        if e.label != NEGATIVE and rng.random() < 0.2:
+            praise = f"said it was {rng.choice(lx.POS_ADJ_COMMON)}."
+            other = rng.choice([n for n in names if n != PLANTED_NAME])
+            praised.append(Example(insert_sentence(str(e.text), f"{other} {praise}", rng), e.label))
+            praised.append(Example(insert_sentence(str(e.text), f"{PLANTED_NAME} {praise}", rng),
+                                   NEGATIVE))
+    return doctored + praised
 
 
 def typo_fragile(examples: list[Example], rng: random.Random) -> list[Example]:
