@@ -92,8 +92,17 @@ def build_zoo(
 ) -> ZooCard:
     """Build the zoo into ``root`` (unless current and not ``force``)."""
     root, recipe = _resolve(root, recipe, datasets)
-    root.parent.mkdir(parents=True, exist_ok=True)
     expected = recipe_hash(recipe)
+    return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs),
+                        force)
+
+
+def build_locked(root: Path, expected: str, build: Callable[[Path], ZooCard],
+                 force: bool = False) -> ZooCard:
+    """``build(tmp)`` a zoo whose card will carry ``expected`` into a private directory,
+    under the root's lock, and swap it into place -- unless (not ``force``) another process
+    built it while we waited.  The embedded zoo and the defect zoo build this way."""
+    root.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(_lock_path(root)), timeout=LOCK_TIMEOUT_S):
         card = read_card(root)
         if not force and card is not None and card.recipe_hash == expected:
@@ -101,7 +110,7 @@ def build_zoo(
         remove_leftovers(root)
         tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
-            card = _build_into(tmp, recipe, expected, jobs)
+            card = build(tmp)
             swap_into_place(tmp, root)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -7,15 +7,12 @@ import hashlib
 import os
 import shutil
 import time
-import uuid
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 
-from filelock import FileLock
-
 from nlp_gate.config.paths import cache_dir
-from nlp_gate.zoo.build import LOCK_TIMEOUT_S, SpawnPool, remove_leftovers, swap_into_place
+from nlp_gate.zoo.build import SpawnPool, build_locked
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import write_heldout
 from nlp_gate.zoo.defects.variants import (
@@ -44,20 +41,8 @@ def ensure_defect_zoo(root: Path | None = None, jobs: int = 2) -> ZooCard:
     expected = defect_recipe_hash()
     card = read_card(root)
     if card is not None and card.recipe_hash == expected:
-        return card
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(root.parent / f".{root.name}.lock"), timeout=LOCK_TIMEOUT_S):
-        card = read_card(root)
-        if card is not None and card.recipe_hash == expected:
-            return card
-        remove_leftovers(root)
-        tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        try:
-            card = _build_into(tmp, expected, jobs)
-            swap_into_place(tmp, root)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return card
+        return card  # lock-free fast path, as the embedded zoo's
+    return build_locked(root, expected, lambda tmp: _build_into(tmp, expected, jobs))
 
 
 def _build_into(workdir: Path, expected: str, jobs: int) -> ZooCard:
