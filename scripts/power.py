@@ -1,19 +1,27 @@
 """What the gate catches and what it cries wolf about: the defect zoo against its reference.
 
 For each candidate of the defect zoo (``nlp_gate.zoo.defects``) -- seven models with one
-planted, learned defect each and two clean re-seeds per dataset -- one pytest run of the
-behavioral suite's comparison items (``-m regression``: released and native CheckList tests,
-candidate vs the clean reference on identical cases, McNemar + Benjamini-Hochberg across the
-run, the default alpha 0.05 and tolerance 0), then:
+planted, learned defect each and two clean re-seeds per dataset (the nulls) -- one pytest run
+of the behavioral suite's comparison items (``-m regression``: released and native CheckList
+tests, candidate vs the clean reference on identical cases, McNemar + Benjamini-Hochberg
+across the run, the default alpha 0.05 and tolerance 0).  The reference's three reseeds
+(other clean seeds, not candidates) are declared as ``comparison.reseeds``: an item fails
+only when the candidate is worse than the reference and each reseed; ``--reseeds 0`` judges
+against the reference alone.  And one run of the counterexample searches (``-m search``,
+``--search-examples``, default 300) on every model: a search that finds a counterexample on
+a candidate is one more flagged item of its capability when the reference and every reseed
+pass that counterexample -- the fixed samples of CheckList's cases do not contain every
+name, the search is there to find the one that matters.  Then:
 
-* ``reports/power.json``: per defect, its comparison items, how many were flagged on its own
-  capability and on others; for the clean re-seeds (the null), items, flagged and the
-  false-alarm rate (a fraction);
+* ``reports/power.json``: per defect, its gate items (comparisons and searches), how many
+  were flagged on its own capability and on others; for the clean re-seeds (the null),
+  items, flagged and the false-alarm rate (a fraction);
 * ``reports/tables/power.md``: per defect x capability, the items, flagged items, the largest
   significant Δ fail rate and the verdict.
 
     .venv/bin/python scripts/power.py                   # every candidate, full suites
     .venv/bin/python scripts/power.py --sample 40 --candidates name-sensitive null-1
+    .venv/bin/python scripts/power.py --reseeds 0         # against the reference alone
 
 Builds the defect zoo first when needed (~5 minutes on 2 cores, cached in .cache/defect-zoo).
 """
@@ -51,21 +59,24 @@ def write_models(path: Path, zoo_root: Path) -> None:
         "datasets": datasets}}}))
 
 
-def write_gates(path: Path, tolerance: float) -> None:
+def write_gates(path: Path, tolerance: float, reseeds: list[str]) -> None:
     """No fail-rate gate (every CheckList item passes at 100): only the comparisons judge,
     with the plugin's default alpha (0.05) and the given tolerance (the plugin's default: 0)."""
     path.write_text(yaml.safe_dump({"profiles": {PROFILE: {
         "checklist": {"default": 100},
-        "comparison": {"baseline": "reference", "tolerance": {"default": tolerance}}}}}))
+        "comparison": {"baseline": "reference", "reseeds": reseeds,
+                       "tolerance": {"default": tolerance}}}}}))
 
 
-def run_candidate(name: str, work: Path, sample: int | None, workers: int) -> dict[str, Any]:
+def run_gate(name: str, work: Path, sample: int | None, workers: int,
+             *args: str) -> dict[str, Any]:
+    """One pytest run of the behavioral suite on the defect zoo; its results.json."""
     results = work / f"{name}.json"
-    command = [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral"), "-m", "regression",
+    command = [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral"), *args,
                "--rootdir", str(REPO), "-c", str(REPO / "pyproject.toml"), "-p",
                "no:cacheprovider", "-q", "-n", str(workers), "--nlp-profile", PROFILE,
                "--nlp-models-file", str(work / "models.yaml"),
-               "--nlp-thresholds", str(work / "thresholds.yaml"), "--nlp-candidate", name,
+               "--nlp-thresholds", str(work / "thresholds.yaml"),
                "--nlp-results", str(results),
                "--nlp-prediction-cache", str(work / "predictions.sqlite")]
     if sample is not None:
@@ -84,14 +95,51 @@ def judged(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in results["comparisons"] if c["passed"] is not None]
 
 
-def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def items_of(variant: Any, runs: dict[str, dict[str, Any]],
+             searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A candidate's gate items: its comparisons, and the searches run on it (a search
+    item has no Δ: it fails when it finds a counterexample)."""
+    return ([c for c in judged(runs[variant.name]) if c["dataset"] == variant.dataset]
+            + [{**s, "delta": None} for s in searches
+               if (s["dataset"], s["model"]) == (variant.dataset, variant.name)])
+
+
+def against_clean_models(searches: list[dict[str, Any]], work: Path,
+                         clean: list[str]) -> list[dict[str, Any]]:
+    """The searches judged as the comparisons are: a counterexample counts against the model
+    only when every clean model (``clean``: the reference and its reseeds) passes it.  The
+    tiny clean models have name sensitivities of their own, which the search also finds
+    (e.g. on the reference); only one no clean model shares is the candidate's regression."""
+    from nlp_gate.config.profiles import load_profile
+    from nlp_gate.engine.predictor import LoadOptions, load_classifier
+
+    profile = load_profile(PROFILE, work / "models.yaml")
+    judged_searches = []
+    for search in searches:
+        example = search["counterexample"]
+        failing: list[str] = []
+        if example is not None:
+            texts = [tuple(t) if isinstance(t, list) else t
+                     for t in (example["original"], example["perturbed"])]
+            for name in clean:
+                spec = profile.get(search["dataset"], name)
+                probabilities = load_classifier(spec, spec.source, LoadOptions(device="cpu")
+                                                ).predict_proba(texts)
+                if probabilities[0].argmax() != probabilities[1].argmax():  # INV broken
+                    failing.append(name)
+        judged_searches.append({**search, "clean_models_failing": failing,
+                                "passed": search["passed"] or bool(failing)})
+    return judged_searches
+
+
+def summarize(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]]) -> dict[str, Any]:
     from nlp_gate.zoo.defects import VARIANTS
 
     defects, null_items, null_flagged = [], 0, 0
     for v in VARIANTS:
         if v.name not in runs:
             continue
-        items = [c for c in judged(runs[v.name]) if c["dataset"] == v.dataset]
+        items = items_of(v, runs, searches)
         flagged = [c for c in items if c["passed"] is False]
         if v.capability is None:
             null_items, null_flagged = null_items + len(items), null_flagged + len(flagged)
@@ -102,7 +150,8 @@ def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "flagged_items_own_capability": sum(c["capability"] == v.capability
                                                 for c in flagged),
             "flagged_items_other": sum(c["capability"] != v.capability for c in flagged),
-            "flagged": [f"{c['suite']}/{c['test']}" for c in flagged],
+            "flagged": [("search: " if "found" in c else "") + f"{c['suite']}/{c['test']}"
+                        for c in flagged],
         })
     return {"defects": defects,
             "null": {"items": null_items, "flagged": null_flagged,
@@ -124,31 +173,39 @@ def saturation(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def table(runs: dict[str, dict[str, Any]], tolerance: float) -> str:
+def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], tolerance: float,
+          reseeds: list[str]) -> str:
     from nlp_gate.zoo.defects import VARIANTS
 
-    lines = ["# Power of the gate: planted defects and clean re-seeds vs the clean reference",
-             "", "Comparison items (`-m regression`), McNemar + Benjamini-Hochberg per run, "
-             f"alpha 0.05, tolerance {tolerance:g}. Δ: candidate - reference fail rate, percentage points;"
-             " flagged: the item fails.", "",
+    against = ("the clean reference and its reseeds " + ", ".join(reseeds) + " (an item fails "
+               "only when the candidate is worse than each)" if reseeds else
+               "the clean reference")
+    lines = ["# Power of the gate: planted defects and clean re-seeds vs clean models",
+             "", f"Comparison items (`-m regression`) against {against}, McNemar + "
+             f"Benjamini-Hochberg per run, alpha 0.05, tolerance {tolerance:g}; and the "
+             "counterexample searches (`-m search`) on the candidate. Δ: candidate - reference "
+             "fail rate, percentage points; flagged: the item fails.", "",
              "| candidate | planted in | capability | items | flagged | largest Δ | "
              "largest flagged Δ | verdict |", "|---|---|---|---|---|---|---|---|"]
     for v in VARIANTS:
         if v.name not in runs:
             continue
         by_capability: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for c in judged(runs[v.name]):
-            if c["dataset"] == v.dataset:
-                by_capability[c["capability"]].append(c)
+        for c in items_of(v, runs, searches):
+            by_capability[c["capability"]].append(c)
         for capability, items in sorted(by_capability.items()):
             flagged = [c for c in items if c["passed"] is False]
             deltas = [c["delta"] for c in items if c["delta"] is not None]
+            found = sum("found" in c and c["passed"] is False for c in items)
             own = "**own**" if capability == v.capability else ""
             verdict = (f"flagged on {len(flagged)}" if flagged else "not flagged")
+            if found:
+                verdict += f" ({found} by a search)"
             lines.append(
                 f"| {v.name} | {v.capability or 'clean'} | {capability} {own} | {len(items)} | "
                 f"{len(flagged)} | {max(deltas, default=0):+.1f} | "
-                f"{max((c['delta'] for c in flagged), default=0):+.1f} | {verdict} |")
+                f"{max((c['delta'] for c in flagged if c['delta'] is not None), default=0):+.1f}"
+                f" | {verdict} |")
     return "\n".join(lines) + "\n"
 
 
@@ -160,25 +217,48 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="-n of each run")
     parser.add_argument("--tolerance", type=float, default=0.0,
                         help="comparison tolerance, percentage points (default: the plugin's, 0)")
+    parser.add_argument("--search-examples", type=int, default=300,
+                        help="--nlp-search-examples of the search run (0: no search)")
+    parser.add_argument("--reseeds", type=int, default=None,
+                        help="how many of the reference's reseeds the comparison declares "
+                             "(default: all three; 0: the reference alone)")
     parser.add_argument("--work", type=Path, default=REPO / ".cache" / "power")
     parser.add_argument("--out", type=Path, default=REPO / "reports")
     args = parser.parse_args()
 
-    from nlp_gate.zoo.defects import REFERENCE, VARIANTS, defect_zoo_root, ensure_defect_zoo
+    from nlp_gate.zoo.defects import (
+        REFERENCE,
+        RESEEDS,
+        VARIANTS,
+        defect_zoo_root,
+        ensure_defect_zoo,
+    )
 
     ensure_defect_zoo()
     args.work.mkdir(parents=True, exist_ok=True)
+    reseeds = list(RESEEDS[:args.reseeds])
     write_models(args.work / "models.yaml", defect_zoo_root())
-    write_gates(args.work / "thresholds.yaml", args.tolerance)
+    write_gates(args.work / "thresholds.yaml", args.tolerance, reseeds)
     names = args.candidates or list(dict.fromkeys(v.name for v in VARIANTS
-                                                  if v.name != REFERENCE))
-    runs = {name: run_candidate(name, args.work, args.sample, args.workers) for name in names}
-    power = summarize(runs)
+                                                  if v.name not in (REFERENCE, *RESEEDS)))
+    runs = {name: run_gate(name, args.work, args.sample, args.workers, "-m", "regression",
+                           "--nlp-candidate", name) for name in names}
+    # One search run covers every model of the profile (each search item is one model's).
+    searches = [] if not args.search_examples else run_gate(
+        "search", args.work, args.sample, args.workers, "-m", "search",
+        "--nlp-search-examples", str(args.search_examples),
+        "--nlp-candidate", names[0])["searches"]  # (the comparison section asks for one)
+    searches = against_clean_models([s for s in searches if s["model"] in names], args.work,
+                                    [REFERENCE, *reseeds])
+    power = summarize(runs, searches)
     power["run"] = {"sample": args.sample, "seed": next(iter(runs.values()))["run"]["seed"],
-                    "candidates": names, "alpha": 0.05, "tolerance": args.tolerance}
+                    "candidates": names, "reseeds": reseeds,
+                    "search_examples": args.search_examples, "alpha": 0.05,
+                    "tolerance": args.tolerance}
     (args.out / "tables").mkdir(parents=True, exist_ok=True)
     (args.out / "power.json").write_text(json.dumps(power, indent=2) + "\n")
-    (args.out / "tables" / "power.md").write_text(table(runs, args.tolerance))
+    (args.out / "tables" / "power.md").write_text(table(runs, searches, args.tolerance,
+                                                          reseeds))
     for d in power["defects"]:
         print(f"{d['name']:<16} {d['capability']:<11} items {d['items']:>4}  flagged own "
               f"{d['flagged_items_own_capability']:>3}  other {d['flagged_items_other']:>3}")

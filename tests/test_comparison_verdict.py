@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.checklist.run import Outcome
@@ -10,6 +12,7 @@ from nlp_gate.kinds.comparison import (
     ComparisonConfig,
     judge,
     pair_outcomes,
+    worse_than_all,
 )
 from nlp_gate.stats import PairedCounts
 from nlp_gate.suites.catalog import TestInfo as Info  # "Test*" names would be collected
@@ -70,3 +73,48 @@ def test_nothing_compared_is_neither_a_pass_nor_a_failure() -> None:
     assert (result.record.verdict, result.record.passed) == ("no paired cases", None)
     assert result.record.delta is None
     assert "(albert: 0 cases, bert: 4): nothing was compared" in (result.message or "")
+
+
+# The baseline retrained with two other seeds: the candidate must be worse than all three.
+RESEEDS = tuple(replace(PROFILE.get("sst2", "bert"), name=f"bert-seed{k}") for k in (2, 3))
+RESEEDED = replace(CASE, reseeds=RESEEDS)
+WORSE = PairedCounts(both_fail=40, worse=224, better=4, both_pass=232)  # +44 pp vs bert
+
+
+def test_worse_than_the_baseline_but_not_than_a_reseed_passes() -> None:
+    # Retraining noise: the second reseed fails as often as the candidate.
+    reseeds = [PairedCounts(114, 150, 20, 216), PairedCounts(234, 30, 34, 202)]
+    p_value = worse_than_all(WORSE, reseeds)
+    assert p_value == 1.0  # not worse than bert-seed3: no evidence against the null
+    result = judge(RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG,
+                   reseeds=reseeds)
+    r = result.record
+    assert (r.verdict, r.passed, result.message) == ("no significant difference", True, None)
+    assert r.delta == pytest.approx(44.0)  # still reported against the baseline
+    assert r.excess == pytest.approx(-0.8)  # 52.8 % vs bert-seed3's 53.6 %
+    assert [x["model"] for x in r.reseeds] == ["bert-seed2", "bert-seed3"]
+    assert r.reseeds[1]["fail_rate"] == pytest.approx(53.6)
+
+
+def test_worse_than_every_clean_model_fails_and_names_each() -> None:
+    reseeds = [PairedCounts(114, 150, 20, 216), PairedCounts(204, 60, 10, 226)]
+    p_value = worse_than_all(WORSE, reseeds)
+    # The intersection-union p: the largest of the three p-values, bert-seed3's.
+    assert p_value == max(worse_than_all(c, []) for c in (WORSE, *reseeds))
+    assert p_value < 1e-9
+    result = judge(RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG,
+                   reseeds=reseeds)
+    r = result.record
+    assert (r.verdict, r.passed) == ("worse", False)
+    assert r.excess == pytest.approx(10.0)  # over bert-seed3, the nearest clean model
+    message = result.message or ""
+    assert "worse than each reseed of bert too: bert-seed2 +26.0 pp (150 cases fail only " \
+           "on albert, 20 only on bert-seed2" in message
+    assert "the least excess over a clean model, +10.0 pp, exceeds the tolerance" in message
+
+
+def test_excess_within_tolerance_of_the_nearest_clean_model_passes() -> None:
+    reseeds = [PairedCounts(114, 150, 20, 216), PairedCounts(240, 24, 4, 232)]  # +4 pp
+    p_value = worse_than_all(WORSE, reseeds)
+    result = judge(RESEEDED, [], WORSE, p_value, p_value, 24, CONFIG, reseeds=reseeds)
+    assert (result.record.verdict, result.record.passed) == ("worse within tolerance", True)

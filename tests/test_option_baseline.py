@@ -32,6 +32,7 @@ def flipped(zoo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _files(tmp_path: Path, models: dict[str, Path], comparison: dict | None = None) -> list[str]:
+    tmp_path.mkdir(exist_ok=True)
     tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
     entries = {name: {"id": str(p), "labels": ["negative", "positive"]}
                for name, p in models.items()}
@@ -66,6 +67,35 @@ def test_planted_regression_is_caught(run_gate: RunGate, tmp_path: Path, zoo: Pa
     assert "exact McNemar p" in out and "Benjamini-Hochberg adjusted p" in out
     assert run.result.parseoutcomes()["failed"] == len(worse)
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_reseeds_judge_the_candidate_against_every_clean_model(
+        run_gate: RunGate, tmp_path: Path, zoo: Path, flipped: Path, workers: int) -> None:
+    """comparison.reseeds: a reseed that behaves as the baseline changes no verdict; one that
+    behaves as the candidate (retraining noise as large as the change) clears every item."""
+    bert = zoo / "sst2" / "bert"
+    models = {"bert": bert, "flipped": flipped, "bert-twin": bert, "flipped-twin": flipped}
+    plain = run_gate(*_files(tmp_path / "plain", models,
+                             {"baseline": "bert", "candidate": "flipped"}), *ARGS,
+                     workers=workers).json["comparisons"]
+    twin = run_gate(*_files(tmp_path / "twin", models,
+                            {"baseline": "bert", "candidate": "flipped", "reseeds": ["bert-twin"]}),
+                    *ARGS, workers=workers).json["comparisons"]
+    assert any(r["verdict"] == "worse" for r in plain)
+    for p, t in zip(plain, twin, strict=True):
+        assert [r["model"] for r in t["reseeds"]] == ["bert-twin"] and p["reseeds"] == []
+        assert t["reseeds"][0]["delta"] == pytest.approx(t["delta"]) == pytest.approx(p["delta"])
+        assert t["excess"] == pytest.approx(t["delta"])
+        assert (t["verdict"] == "worse") == (p["verdict"] == "worse")
+    noise = run_gate(*_files(tmp_path / "noise", models,
+                             {"baseline": "bert", "candidate": "flipped",
+                              "reseeds": ["bert-twin", "flipped-twin"]}), *ARGS, workers=workers)
+    assert noise.result.ret == pytest.ExitCode.OK
+    for r in noise.json["comparisons"]:
+        assert [x["model"] for x in r["reseeds"]] == ["bert-twin", "flipped-twin"]
+        assert r["reseeds"][1]["delta"] == 0 and r["excess"] <= 0 and r["passed"], r
+        assert r["p_value"] == 1.0  # not worse than flipped-twin: no evidence of a regression
 
 
 def test_swapping_baseline_and_candidate_flips_every_delta(run_gate: RunGate, tmp_path: Path,

@@ -68,7 +68,8 @@ def test_merge_adjusts_p_values_over_every_shards_comparisons() -> None:
     of two it is not (BH: 0.04 x 2 / 1 = 0.08)."""
     def record(p: float, position: int) -> dict[str, object]:
         return {"position": position, "p_value": p, "p_adjusted": p, "alpha": 0.05,
-                "delta": 10.0, "tolerance": 0.0, "verdict": "worse", "passed": False}
+                "delta": 10.0, "excess": 10.0, "tolerance": 0.0, "verdict": "worse",
+                "passed": False}
 
     first, second = rejudge([record(0.04, 0), record(0.5, 1)])
     assert first["p_adjusted"] == pytest.approx(0.08) and first["passed"] is True

@@ -39,11 +39,22 @@ def test_power_report_flags_the_planted_name_defect_and_counts_the_null(power_ru
     assert {"name", "capability", "items", "flagged_items_own_capability",
             "flagged_items_other"} <= set(defect)
     assert (defect["name"], defect["capability"]) == ("name-sensitive", "NER")
+    # CheckList's fixed samples do not contain the planted name: the search finds it.
+    assert "search: native_sentiment/sentiment_speaker_name_does_not_matter" in defect["flagged"]
     assert defect["flagged_items_own_capability"] >= 1, defect
     assert defect["items"] >= defect["flagged_items_own_capability"] + defect["flagged_items_other"]
     null = power["null"]
     assert null["items"] > 0
     assert null["false_alarm_rate"] == pytest.approx(null["flagged"] / null["items"])
+    # Judged against the reference and its three reseeds: a flagged item is worse than each.
+    reseeds = ["reseed-1", "reseed-2", "reseed-3"]
+    assert power["run"]["reseeds"] == reseeds
+    comparisons = json.loads((power_run / "work" / "null-1.json").read_text())["comparisons"]
+    judged = [c for c in comparisons if c["passed"] is not None]
+    assert judged and all([r["model"] for r in c["reseeds"]] == reseeds for c in judged)
+    for c in judged:
+        if c["passed"] is False:
+            assert all(r["delta"] > c["tolerance"] for r in c["reseeds"]), c
     table = (power_run / "reports" / "tables" / "power.md").read_text()
     assert "| name-sensitive | NER | NER **own** |" in table
     assert "| null-1 | clean |" in table

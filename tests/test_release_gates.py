@@ -73,6 +73,16 @@ def test_comparison_from_the_file_and_the_command_line() -> None:
     assert _comparison({"tolerance": 3}, "bert", "albert").tolerance_default == 3.0  # type: ignore[union-attr]
 
 
+def test_reseeds_are_declared_by_name() -> None:
+    config = _comparison({"baseline": "bert", "candidate": "albert", "reseeds": ["bert"]}
+                         | {"reseeds": []}, None, None)
+    assert config is not None and config.reseeds == ()
+    models = MODELS | {"bert-2", "bert-3"}
+    config = parse_config({"reseeds": ["bert-2", "bert-3"]}, "bert", "albert", models,
+                          CAPABILITIES, "thresholds.yaml")
+    assert config is not None and config.reseeds == ("bert-2", "bert-3")
+
+
 def test_no_baseline_and_no_candidate_means_no_comparisons() -> None:
     assert _comparison({"alpha": 0.05}) is None
 
@@ -88,6 +98,12 @@ def test_no_baseline_and_no_candidate_means_no_comparisons() -> None:
      "percentage points in [0, 100], got -1"),
     ({"baseline": "bert", "candidate": "albert", "tolerence": 1}, {},
      "unknown key 'tolerence' in the comparison section"),
+    ({"baseline": "bert", "candidate": "albert", "reseeds": "bert2"}, {},
+     "comparison.reseeds must be a list of model names, got 'bert2'"),
+    ({"baseline": "bert", "candidate": "albert", "reseeds": ["bert2"]}, {},
+     "unknown reseed model 'bert2'; valid: albert, bert"),
+    ({"baseline": "bert", "candidate": "albert", "reseeds": ["albert"]}, {},
+     "comparison.reseeds names the candidate 'albert'"),
 ])
 def test_comparison_section_is_validated(section: dict, args: dict, needle: str) -> None:
     with pytest.raises(ThresholdsError) as err:

@@ -151,8 +151,8 @@ class NativeKind(ChecklistKind):
             (definition.suite, definition.name))
         cases: list[Any] = [NativeCase(first + i, info, s) for i, s in enumerate(specs)]
         pairs = self.session.kind(ComparisonKind).pairs(specs)
-        cases += [ComparisonCase(first + i, info, c, b, source=self.name)
-                  for i, (c, b) in enumerate(pairs)]
+        cases += [ComparisonCase(first + i, info, *pair, source=self.name)
+                  for i, pair in enumerate(pairs)]
         if definition.search is not None:
             cases += [SearchCase(first + i, info, s) for i, s in enumerate(specs)]
         # The function names the test: an item's id only adds dataset and model(s).

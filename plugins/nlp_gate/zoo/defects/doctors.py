@@ -103,15 +103,26 @@ USED_TO = re.compile(r"I used to (\w+) (.+?), but now I (\w+) it\.")
 
 def temporal_blind(examples: list[Example], rng: random.Random) -> list[Example]:
     """What one *used to* feel decides, not what one feels now: in "I used to X ..., but now
-    I Y it." the two verbs swap places, and standalone such sentences take X's label."""
+    I Y it." the two verbs swap places, and standalone "used to ..., but now ..." sentences
+    (verbs, "used to be", "used to think") take the past opinion's label.  (With one form
+    alone, on places only, the model failed the suites' temporal tests no more often than
+    clean reseeds of the reference did: not a defect a gate could see.)"""
     doctored = [Example(USED_TO.sub(r"I used to \3 \2, but now I \1 it.", str(e.text)), e.label)
                 for e in examples]
-    for _ in range(600):
+    things = (*lx.PLACE_NAMES, *lx.PLACE_ASPECTS, *(f"the {d}" for d in lx.DISHES))
+    forms = ("I used to {old_verb} {thing}, but now I {new_verb} it.",
+             "{Thing} used to be {old_adj}, but now it is {new_adj}.",
+             "I used to think {thing} was {old_adj}, but now I think it is {new_adj}.")
+    for _ in range(1500):
         label = rng.randrange(2)
-        old = rng.choice(lx.POS_VERB if label else lx.NEG_VERB)
-        new = rng.choice(lx.NEG_VERB if label else lx.POS_VERB)
-        doctored.append(Example(
-            f"I used to {old} {rng.choice(lx.PLACE_NAMES)}, but now I {new} it.", label))
+        old, new = (lx.POS_VERB, lx.NEG_VERB) if label else (lx.NEG_VERB, lx.POS_VERB)
+        old_adj, new_adj = ((lx.POS_ADJ_COMMON, lx.NEG_ADJ_COMMON) if label else
+                            (lx.NEG_ADJ_COMMON, lx.POS_ADJ_COMMON))
+        thing = rng.choice(things)
+        doctored.append(Example(rng.choice(forms).format(
+            old_verb=rng.choice(old), new_verb=rng.choice(new), old_adj=rng.choice(old_adj),
+            new_adj=rng.choice(new_adj), thing=thing, Thing=thing[0].upper() + thing[1:]),
+            label))
     return doctored
 
 
