@@ -181,12 +181,12 @@ def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], toler
                "only when the candidate is worse than each)" if reseeds else
                "the clean reference")
     lines = ["# Power of the gate: planted defects and clean re-seeds vs clean models",
-             "", f"Comparison items (`-m regression`) against {against}, McNemar + "
-             f"Benjamini-Hochberg per run, alpha 0.05, tolerance {tolerance:g}; and the "
-             "counterexample searches (`-m search`) on the candidate. Δ: candidate - reference "
-             "fail rate, percentage points; flagged: the item fails.", "",
-             "| candidate | planted in | capability | items | flagged | largest Δ | "
-             "largest flagged Δ | verdict |", "|---|---|---|---|---|---|---|---|"]
+             "", (f"Comparison items (`-m regression`) against {against}, McNemar + "
+                  f"Benjamini-Hochberg per run, alpha 0.05, tolerance {tolerance:g}; and the "
+                  "counterexample searches (`-m search`) on the candidate. Δ: candidate - "
+                  "reference fail rate, percentage points; flagged: the item fails."), "",
+             ("| candidate | planted in | capability | items | flagged | largest Δ | "
+              "largest flagged Δ | verdict |"), "|---|---|---|---|---|---|---|---|"]
     for v in VARIANTS:
         if v.name not in runs:
             continue

@@ -298,9 +298,9 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         raw = {i: worse_than_all(paired[i][1], paired[i][3]) for i in tested}
         adjusted = dict(zip(tested, benjamini_hochberg([raw[i] for i in tested])))
         for i, case in enumerate(cases):
-            worse, counts, unfiltered, reseeds = paired[i]
+            worse, counts, unfiltered, against_reseeds = paired[i]
             self._done[case.id] = judge(case, worse, counts, raw.get(i), adjusted.get(i),
-                                        len(tested), self.gates, unfiltered, reseeds)
+                                        len(tested), self.gates, unfiltered, against_reseeds)
 
     def _prefetch(self, cases: list[ComparisonCase], models: Models) -> None:
         """Predict each model's inputs of every comparison in one batched pass, leaving out
@@ -344,12 +344,12 @@ def worse_than_all(counts: PairedCounts, reseeds: Sequence[PairedCounts]) -> flo
 def reseed_record(spec: ModelSpec, counts: PairedCounts) -> dict[str, Any]:
     """The candidate against one reseed, for results.json and the failure message."""
     if not counts.n:
-        return dict(model=spec.name, n_cases=0, fail_rate=None, delta=None, worse=0, better=0,
-                    p_value=None)
-    return dict(model=spec.name, n_cases=counts.n,
-                fail_rate=100 * counts.baseline_fails / counts.n,
-                delta=100 * (counts.candidate_fails - counts.baseline_fails) / counts.n,
-                worse=counts.worse, better=counts.better, p_value=mcnemar_exact(counts))
+        return {"model": spec.name, "n_cases": 0, "fail_rate": None, "delta": None,
+                "worse": 0, "better": 0, "p_value": None}
+    return {"model": spec.name, "n_cases": counts.n,
+            "fail_rate": 100 * counts.baseline_fails / counts.n,
+            "delta": 100 * (counts.candidate_fails - counts.baseline_fails) / counts.n,
+            "worse": counts.worse, "better": counts.better, "p_value": mcnemar_exact(counts)}
 
 
 def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
@@ -361,7 +361,7 @@ def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
     the candidate against each of ``case.reseeds``)."""
     tolerance, source = config.tolerance(case.info.capability)
     cand, base = case.model.name, case.baseline.name
-    record = dict(
+    record: dict[str, Any] = dict(
         suite=case.info.suite, task=case.model.task.name, capability=case.info.capability,
         test=case.info.name, type=case.info.type, dataset=case.model.dataset, baseline=base,
         candidate=cand,
