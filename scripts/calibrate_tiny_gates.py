@@ -53,13 +53,14 @@ def main() -> None:
 
 def comparison_tolerances(results: dict, margin: float = 10.0) -> dict[str, object]:
     """The comparison tolerances: per capability, the candidate's largest significant excess
-    fail rate (Benjamini-Hochberg-adjusted p <= alpha) plus ``margin`` points, rounded up to 5
-    (``default`` stays as set: it covers capabilities where none was significant)."""
+    fail rate (Benjamini-Hochberg-adjusted p <= alpha) plus ``margin`` points, rounded up to 5,
+    at most 100 (``default`` stays as set: it covers capabilities where none was significant)."""
     worst: dict[str, float] = defaultdict(float)
     for c in results.get("comparisons", []):
         if c["p_adjusted"] is not None and c["p_adjusted"] <= c["alpha"] and c["delta"] > 0:
             worst[c["capability"]] = max(worst[c["capability"]], c["delta"])
-    rounded = {cap: float(5 * math.ceil((delta + margin) / 5)) for cap, delta in sorted(worst.items())}
+    rounded = {cap: float(min(100, 5 * math.ceil((delta + margin) / 5)))
+               for cap, delta in sorted(worst.items())}
     return {"capabilities": rounded,
             "measured": {cap: round(delta, 1) for cap, delta in sorted(worst.items())}}
 
