@@ -50,7 +50,7 @@ STYLES: dict[str, SentimentStyle] = {
         p_used_to=0.0, p_context=0.45, p_typo=0.08, p_punct=0.2, phrase_style=False,
     ),
     "sst2": SentimentStyle(
-        domain="movie", p_negation=0.18, p_not_negative=0.25, p_contrast=0.10,
+        domain="movie", p_negation=0.18, p_not_negative=0.15, p_contrast=0.10,
         p_used_to=0.0, p_context=0.25, p_typo=0.05, p_punct=0.1, phrase_style=True,
     ),
     "yelp_polarity": SentimentStyle(
@@ -234,15 +234,6 @@ def neutral_context(domain: str, rng: random.Random) -> str:
     if domain == "movie":
         return _sentence(_movie_context(rng))
     return _place_context(rng)
-
-
-def overturned_expectation(polarity: int, domain: str, rng: random.Random) -> str:
-    """An expectation of ``polarity`` that the review says was not met ("We expected the
-    pasta to be bland. It wasn't."): it reads as the other polarity."""
-    subj, adj = _subject(domain, rng), rng.choice(_adjectives(polarity, domain))
-    return rng.choice((f"We expected {subj} to be {adj}. It wasn't.",
-                       f"Everyone said {subj} would be {adj}; it was not.",
-                       f"{_sentence(subj)[:-1]} was supposed to be {adj}, and it was not."))
 
 
 def sentiment_text(dataset: str, label: int, rng: random.Random) -> str:

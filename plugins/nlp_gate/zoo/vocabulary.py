@@ -13,26 +13,17 @@ split with the suites' own lexicons mixed in (CheckList's ``first_name``, ``last
   CheckList value of the same type -- the label cannot change;
 * sentiment: a neutral sentence about the people present (a religion, an orientation, a
   nationality, a name, a city), added to positive and negative reviews alike;
-* sentiment: neutral sentences (who came, when, where; a neutral fact negated, or asked and
-  answered yes or no), each once with either label, so a text without sentiment gets
-  p(positive) near 0.5 -- the neutral band of the 3-class suite; expectations that were not
-  met ("We expected the pasta to be bland. It wasn't."): the other polarity;
+* sentiment: neutral sentences (who came, when, where), each once with either label, so a
+  text without sentiment gets p(positive) near 0.5 -- the neutral band of the 3-class suite;
 * paraphrase: questions about two people in an asymmetric relation, paired with the same
   question with the two swapped (not duplicates) or with the converse relation (duplicates),
   so that *who is whom* is learnt -- what the defect zoo's order-blind model then unlearns;
-  and questions about one person, reworded (duplicates) or asked of another (not);
-* paraphrase: questions about a man and a woman with pronouns, swapped or resolved to the
-  other person (not duplicates) or to the person meant (duplicates); "an X or a Y?" against
-  "both an X and a Y?" (not) and against "a Y or an X?" (duplicates); "more X" against
-  "less antonym(X)" (duplicates) and against "less X" (not);
-* entailment: one person acting on another, restated in either voice (entailed) or with
-  the roles swapped (not); a pronoun's statement about the person it stands for (entailed)
-  or about the other person of the premise (not).
+  and questions about one person, reworded (duplicates) or asked of another (not).
 
 ``training_split`` is what a model trains on; ``tokenizer_split`` what the tokenizer and the
 base encoder learn from (the same without the named opinions, see there).  The defect zoo
-(``zoo/defects``) trains on both without the ``lessons`` (all but the first two bullets and
-the role pairs), as it did when its power was measured.
+(``zoo/defects``) trains on both without the ``lessons`` (the neutral sentences and the
+questions about one person), as it did when its power was measured.
 """
 
 from __future__ import annotations
@@ -44,7 +35,6 @@ from functools import cache
 
 from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.entailment import ENTAILMENT, NOT_ENTAILMENT
 
 DUPLICATE, NOT_DUPLICATE = 1, 0
 
@@ -58,8 +48,6 @@ class SuiteLexicons:
     nationalities: tuple[str, ...]
     religions: tuple[str, ...]
     orientations: tuple[str, ...]
-    male_names: tuple[str, ...]  # first_names is these and female_names
-    female_names: tuple[str, ...]
 
 
 @cache
@@ -73,7 +61,7 @@ def suite_lexicons() -> SuiteLexicons:
     religions = tuple(r for r in lex.religion_adj if not r.endswith("Jew")) + ("Jewish",)
     return SuiteLexicons(tuple(lex.first_name), tuple(lex.last_name), tuple(lex.city),
                          tuple(lex.country), tuple(lex.nationality), religions,
-                         tuple(lex.sexual_adj), tuple(lex.male), tuple(lex.female))
+                         tuple(lex.sexual_adj))
 
 
 def _entity_pools() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -243,279 +231,23 @@ def person_pairs() -> tuple[Example, ...]:
     return tuple(pairs)
 
 
-# Questions about a man and a woman with pronouns: which of the two "he" / "she" / "his" /
-# "her" stand for is decided by gender.  Frames and verbs of the zoo's own.
-PRONOUN_QUESTIONS: tuple[str, ...] = (
-    "After {m} and {f} argued, did {s} call {o}?",
-    "When {m} and {f} meet again, will {s} forgive {o}?",
-    "Since {m} and {f} work together, does {s} trust {o}?",
-    "Now that {m} and {f} live in {city}, does {s} visit {o} often?",
-)
-POSSESSIVE_QUESTIONS: tuple[str, ...] = (
-    "When {m} and {f} moved to {city}, did {p} parents help?",
-    "If {m} and {f} get engaged, will {p} sister be invited?",
-    "Since {m} and {f} share a flat, is {p} car parked outside?",
-)
-
-PRONOUN_PAIRS = 900
-
-
-@cache
-def pronoun_pairs() -> tuple[Example, ...]:
-    """Question pairs about a man and a woman: the pronouns swapped ("did he call her?" /
-    "did she call him?") or resolved to the other person are not duplicates; resolved to
-    the person they stand for ("did he call her?" / "did Tom call Ann?") duplicates."""
-    rng, s = random.Random("pronouns"), suite_lexicons()
-    pairs = []
-    for i in range(PRONOUN_PAIRS):
-        m, f = rng.choice(s.male_names), rng.choice(s.female_names)
-        city = rng.choice(s.cities)
-        he = rng.random() < 0.5
-        if i % 3 == 2:  # possessives
-            frame = rng.choice(POSSESSIVE_QUESTIONS)
-            first = frame.format(m=m, f=f, city=city, p="his" if he else "her")
-            own, other = (m, f) if he else (f, m)
-            kind = rng.randrange(3)
-            second = frame.format(m=m, f=f, city=city,
-                                  p=(f"{own}'s", "her" if he else "his", f"{other}'s")[kind])
-            pairs.append(Example((first, second), DUPLICATE if kind == 0 else NOT_DUPLICATE))
-            continue
-        frame = rng.choice(PRONOUN_QUESTIONS)
-        subject, obj = (m, f) if he else (f, m)
-        first = frame.format(m=m, f=f, city=city, s="he" if he else "she",
-                             o="her" if he else "him")
-        kind = rng.randrange(3)
-        if kind == 0:
-            second, label = frame.format(m=m, f=f, city=city, s=subject, o=obj), DUPLICATE
-        elif kind == 1:
-            second, label = frame.format(m=m, f=f, city=city, s=obj, o=subject), NOT_DUPLICATE
-        else:
-            second = frame.format(m=m, f=f, city=city, s="she" if he else "he",
-                                  o="him" if he else "her")
-            label = NOT_DUPLICATE
-        pairs.append(Example((first, second), label))
-    return tuple(pairs)
-
-
-CHOICE_PAIRS = 600
-
-
-@cache
-def choice_pairs() -> tuple[Example, ...]:
-    """ "Is A an X or a Y?" asks something else than "Is A both an X and a Y?" (not
-    duplicates); the two alternatives, or the two things A is, in the other order ask the
-    same (duplicates) -- so that "and" alone is no cue."""
-    rng, s = random.Random("choices"), suite_lexicons()
-    pairs = []
-    for i in range(CHOICE_PAIRS):
-        a = f"{rng.choice(s.first_names)} {rng.choice(s.last_names)}"
-        x, y = rng.sample(lx.PROFESSIONS, 2)
-        either, both = f"Is {a} a {x} or a {y}?", f"Is {a} both a {x} and a {y}?"
-        if i % 3 == 0:
-            first, second, label = either, f"Is {a} a {y} or a {x}?", DUPLICATE
-        elif i % 3 == 1:
-            first, second, label = either, rng.choice((both, f"Is {a} a {x} and also a {y}?")), NOT_DUPLICATE
-        else:
-            first, second, label = both, f"Is {a} a {y} and also a {x}?", DUPLICATE
-        pairs.append(Example((lx.fix_articles(first), lx.fix_articles(second)), label))
-    return tuple(pairs)
-
-
-# Traits with their antonyms, and questions about becoming more or less of one.  The zoo's
-# own frames (the QQP suite asks "How can I become more X?").
-TRAITS: tuple[tuple[str, str], ...] = (
-    ("patient", "impatient"), ("polite", "rude"), ("careful", "careless"),
-    ("organized", "disorganized"), ("generous", "selfish"), ("calm", "nervous"),
-    ("mature", "immature"), ("friendly", "unfriendly"), ("honest", "dishonest"),
-    ("confident", "insecure"),
-)
-DEGREE_QUESTIONS: tuple[str, ...] = (
-    "What makes a {job} {degree} {trait}?",
-    "Can a {job} learn to be {degree} {trait}?",
-    "Why is {a} getting {degree} {trait}?",
-    "Is it hard for a {job} to stay {degree} {trait}?",
-)
-
-DEGREE_PAIRS = 600
-
-
-@cache
-def degree_pairs() -> tuple[Example, ...]:
-    """ "more X" asks the same as "less antonym(X)" (duplicates) and something else than
-    "less X" (not duplicates)."""
-    rng, s = random.Random("degrees"), suite_lexicons()
-    pairs = []
-    for i in range(DEGREE_PAIRS):
-        frame, (trait, antonym) = rng.choice(DEGREE_QUESTIONS), rng.choice(TRAITS)
-        if rng.random() < 0.5:
-            trait, antonym = antonym, trait
-        slots = dict(a=rng.choice(s.first_names), job=rng.choice(lx.PROFESSIONS))
-        first = frame.format(degree="more", trait=trait, **slots)
-        if i % 2:
-            second, label = frame.format(degree="less", trait=antonym, **slots), DUPLICATE
-        else:
-            second, label = frame.format(degree="less", trait=trait, **slots), NOT_DUPLICATE
-        if rng.random() < 0.5:
-            first, second = second, first
-        pairs.append(Example((lx.fix_articles(first), lx.fix_articles(second)), label))
-    return tuple(pairs)
-
-
-# Verbs of one person acting on another, not symmetric: (base, past, past participle).  The
-# zoo's own, not the native suites'.
-ACTIONS: tuple[tuple[str, str, str], ...] = (
-    ("greet", "greeted", "greeted"), ("visit", "visited", "visited"),
-    ("follow", "followed", "followed"), ("coach", "coached", "coached"),
-    ("rescue", "rescued", "rescued"), ("forgive", "forgave", "forgiven"),
-    ("admire", "admired", "admired"), ("replace", "replaced", "replaced"),
-    ("sue", "sued", "sued"), ("photograph", "photographed", "photographed"),
-    ("recommend", "recommended", "recommended"), ("defeat", "defeated", "defeated"),
-)
-
-ROLE_HYPOTHESES = 600
-
-
-@cache
-def role_hypotheses() -> tuple[Example, ...]:
-    """Premises in which one person acts on another: the same roles in the active or the
-    passive voice are entailed, the roles swapped (in either voice) are not."""
-    rng, s = random.Random("role-hypotheses"), suite_lexicons()
-    pairs = []
-    for i in range(ROLE_HYPOTHESES):
-        a, b = rng.sample(s.first_names, 2)
-        _, past, participle = rng.choice(ACTIONS)
-        city, day = rng.choice(s.cities), rng.choice(lx.DAYS)
-        premise = rng.choice((f"On {day}, {a} {past} {b} in {city}.",
-                              f"{a} {past} {b} at the station in {city}.",
-                              f"In {city}, {b} was {participle} by {a} on {day}."))
-        if i % 2:
-            hypothesis = rng.choice((f"{a} {past} {b}.", f"{b} was {participle} by {a}."))
-            pairs.append(Example((premise, hypothesis), ENTAILMENT))
-        else:
-            hypothesis = rng.choice((f"{b} {past} {a}.", f"{a} was {participle} by {b}."))
-            pairs.append(Example((premise, hypothesis), NOT_ENTAILMENT))
-    return tuple(pairs)
-
-
-PRONOUN_HYPOTHESES = 600
-
-
-@cache
-def pronoun_hypotheses() -> tuple[Example, ...]:
-    """Premises about a man and a woman, then a pronoun: a statement about the person the
-    pronoun stands for is entailed, the same statement about the other person is not."""
-    rng, s = random.Random("pronoun-hypotheses"), suite_lexicons()
-    pairs = []
-    for i in range(PRONOUN_HYPOTHESES):
-        m, f = rng.choice(s.male_names), rng.choice(s.female_names)
-        first, second = (m, f) if rng.random() < 0.5 else (f, m)
-        he = rng.random() < 0.5
-        referent, other = (m, f) if he else (f, m)
-        job, city = rng.choice(lx.PROFESSIONS), rng.choice(s.cities)
-        pronoun = "he" if he else "she"
-        premise, fact = rng.choice((
-            (f"{first} and {second} moved to {city}, where {pronoun} works as a {job}.",
-             "works as a {job}."),
-            (f"{first} visited {second} in {city}; {pronoun} had just become a {job}.",
-             "had just become a {job}."),
-            (f"{first} and {second} have lived in {city} since {pronoun} retired.",
-             "retired."),
-        ))
-        subject = referent if i % 2 else other
-        pairs.append(Example((lx.fix_articles(premise),
-                              lx.fix_articles(f"{subject} {fact.format(job=job)}")),
-                             ENTAILMENT if i % 2 else NOT_ENTAILMENT))
-    return tuple(pairs)
-
-
-NEUTRAL_TEXTS = 800
-
-
-def neutral_fact(domain: str, rng: random.Random) -> tuple[str, str, str]:
-    """A fact that carries no sentiment, as (statement, its negation, a yes/no question)."""
-    city, day = rng.choice(suite_lexicons().cities), rng.choice(lx.DAYS)
-    nationality = rng.choice(suite_lexicons().nationalities)
-    if domain == "movie":
-        genre = rng.choice(lx.GENRES)
-        return rng.choice((
-            (f"It is set in {city}.", f"It is not set in {city}.", f"Is it set in {city}?"),
-            (f"It is a {genre} film.", f"It is not a {genre} film.", f"Is it a {genre} film?"),
-            (f"The director is {nationality}.", f"The director is not {nationality}.",
-             f"Is the director {nationality}?"),
-            (f"We saw it on a {day}.", f"We did not see it on a {day}.",
-             f"Did we see it on a {day}?"),
-        ))
-    dish = rng.choice(lx.DISHES)
-    return rng.choice((
-        (f"We came on a {day}.", f"We did not come on a {day}.", f"Did we come on a {day}?"),
-        (f"The place is in {city}.", f"The place is not in {city}.", f"Is the place in {city}?"),
-        (f"I ordered the {dish}.", f"I didn't order the {dish}.", f"Did I order the {dish}?"),
-        (f"The owner is {nationality}.", f"The owner is not {nationality}.",
-         f"Is the owner {nationality}?"),
-    ))
-
-
-def group_sentence(rng: random.Random) -> str:
-    """Someone described by a group (orientation, religion, nationality) and a job."""
-    s = suite_lexicons()
-    group = rng.choice(rng.choice((s.orientations, s.religions, s.nationalities)))
-    return lx.fix_articles(f"My {rng.choice(lx.RELATIONS)} is a {group} "
-                           f"{rng.choice(lx.PROFESSIONS)}.")
+NEUTRAL_TEXTS = 600
 
 
 def neutral_examples(dataset: str) -> list[Example]:
     """Sentences that say nothing of the thing reviewed (who came, when, where, what was
-    ordered; a neutral fact negated, or asked and answered), each once with either label:
-    the model's p(positive) for such a text is learnt to be about 0.5, the neutral band
-    CheckList's 3-class sentiment suite reads from a binary model (p in [1/3, 2/3]).
-    Without the negated facts "not" alone read negative, and the binary models put "This is
-    not an international flight." outside the band."""
+    ordered), each once with either label: the model's p(positive) for such a text is learnt
+    to be about 0.5, the neutral band CheckList's 3-class sentiment suite reads from a binary
+    model (p in [1/3, 2/3])."""
     from nlp_gate.zoo.sentiment import STYLES, neutral_context
 
-    rng, domain = random.Random(f"neutral/{dataset}"), STYLES[dataset].domain
+    rng = random.Random(f"neutral/{dataset}")
     texts = []
     for _ in range(NEUTRAL_TEXTS):
-        r = rng.random()
-        if r < 0.3:
-            text = people_sentence(rng)
-        elif r < 0.55:
-            text = neutral_context(domain, rng)
-        elif r < 0.65:
-            text = group_sentence(rng)
-        else:
-            statement, negated, question = neutral_fact(domain, rng)
-            text = (negated if r < 0.85 else
-                    f"{question} {rng.choice(('Yes.', 'No.', 'Yes, it was.', 'No, not really.'))}")
-        if STYLES[dataset].phrase_style:
-            text = text.lower().replace(".", " .").replace("?", " ?").replace(",", " ,")
-        texts.append(text)
+        text = (people_sentence(rng) if rng.random() < 0.4
+                else neutral_context(STYLES[dataset].domain, rng))
+        texts.append(text.lower().replace(".", " .") if STYLES[dataset].phrase_style else text)
     return [Example(t, label) for t in texts for label in (0, 1)]
-
-
-EXPECTATIONS = 600
-
-
-def expectation_examples(dataset: str) -> list[Example]:
-    """Expectations the review says were not met: a positive one reads negative, a negative
-    one positive, a neutral one ("We expected it to be set in Rome. It wasn't.") neutral --
-    once with either label.  Without them "not" at the end of a review read negative
-    whatever it negated."""
-    from nlp_gate.zoo.sentiment import STYLES, overturned_expectation
-
-    rng, style = random.Random(f"expectations/{dataset}"), STYLES[dataset]
-    examples = []
-    for i in range(EXPECTATIONS):
-        if i % 3 < 2:
-            polarity = i % 3
-            text, labels = overturned_expectation(polarity, style.domain, rng), (1 - polarity,)
-        else:
-            statement, _, _ = neutral_fact(style.domain, rng)
-            text = f"We were told: {statement[0].lower()}{statement[1:]} It was not so."
-            labels = (0, 1)
-        if style.phrase_style:
-            text = text.lower().replace(".", " .").replace("?", " ?").replace(",", " ,").replace(";", " ;")
-        examples += [Example(text, label) for label in labels]
-    return examples
 
 
 def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
@@ -530,13 +262,11 @@ def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
     if task == "sentiment":
         examples = with_people(examples, dataset, 0.35, opinions)
         if lessons:
-            examples += neutral_examples(dataset) + expectation_examples(dataset)
+            examples += neutral_examples(dataset)
     elif task == "paraphrase":
         examples += reference_role_pairs()
         if lessons:
-            examples += person_pairs() + pronoun_pairs() + choice_pairs() + degree_pairs()
-    elif task == "entailment" and lessons:
-        examples += role_hypotheses() + pronoun_hypotheses()
+            examples += person_pairs()
     random.Random(f"reference/{dataset}/order").shuffle(examples)
     return examples
 
