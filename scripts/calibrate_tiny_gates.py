@@ -4,9 +4,10 @@ The tiny zoo's gates are regression gates: for each test, the highest fail rate 
 model showed (full run, no sampling) plus a margin, rounded up to a whole percent.  Prints
 the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.yaml, and the
 `calibrated_on:` block (the zoo's weights digests, from the zoo.json beside the run's models)
-to paste under `profiles.tiny`, and the comparison tolerances (``comparison_tolerances``).
+to paste under `profiles.tiny`, and the comparison tolerances (``comparison_tolerances``, from
+the run's comparison items: hence ``regression`` in the selection).
 
-    .venv/bin/python -m pytest tests_behavioral -m "checklist or native" -n 2 --nlp-results /tmp/full.json
+    .venv/bin/python -m pytest tests_behavioral -m "checklist or native or regression" -n 2 --nlp-results /tmp/full.json
     .venv/bin/python scripts/calibrate_tiny_gates.py /tmp/full.json
 
 Released (``sentiment``, ``qqp``) and native (``native_<task>``) suites alike; it also prints,
