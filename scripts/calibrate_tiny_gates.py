@@ -4,9 +4,10 @@ The tiny zoo's gates are regression gates: for each test, the highest fail rate 
 model showed (full run, no sampling) plus a margin, rounded up to a whole percent.  Prints
 the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.yaml, and the
 `calibrated_on:` block (the zoo's weights digests, from the zoo.json beside the run's models)
-to paste under `profiles.tiny`.
+to paste under `profiles.tiny`, and the comparison tolerances (``comparison_tolerances``, from
+the run's comparison items: hence ``regression`` in the selection).
 
-    .venv/bin/python -m pytest tests_behavioral -m "checklist or native" -n 2 --nlp-results /tmp/full.json
+    .venv/bin/python -m pytest tests_behavioral -m "checklist or native or regression" -n 2 --nlp-results /tmp/full.json
     .venv/bin/python scripts/calibrate_tiny_gates.py /tmp/full.json
 
 Released (``sentiment``, ``qqp``) and native (``native_<task>``) suites alike; it also prints,
@@ -45,8 +46,24 @@ def main() -> None:
     gates = calibrate(results, args.margin)
     print(yaml.safe_dump({"tests": gates}, sort_keys=False, allow_unicode=True, width=120))
     print(yaml.safe_dump({"calibrated_on": calibrated_on(results)}, sort_keys=False))
+    print(yaml.safe_dump({"tolerance": comparison_tolerances(results)}, sort_keys=False,
+                         width=120))
     for line in no_gate_lines(gates):
         print(line)
+
+
+def comparison_tolerances(results: dict, margin: float = 10.0) -> dict[str, object]:
+    """The comparison tolerances: per capability, the candidate's largest significant excess
+    fail rate (Benjamini-Hochberg-adjusted p <= alpha) plus ``margin`` points, rounded up to 5,
+    at most 100 (``default`` stays as set: it covers capabilities where none was significant)."""
+    worst: dict[str, float] = defaultdict(float)
+    for c in results.get("comparisons", []):
+        if c["p_adjusted"] is not None and c["p_adjusted"] <= c["alpha"] and c["delta"] > 0:
+            worst[c["capability"]] = max(worst[c["capability"]], c["delta"])
+    rounded = {cap: float(min(100, 5 * math.ceil((delta + margin) / 5)))
+               for cap, delta in sorted(worst.items())}
+    return {"capabilities": rounded,
+            "measured": {cap: round(delta, 1) for cap, delta in sorted(worst.items())}}
 
 
 def no_gate_lines(gates: dict[str, dict[str, float]]) -> list[str]:

@@ -25,10 +25,11 @@ from safetensors.torch import load_file, save_file
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from nlp_gate.zoo.card import BaseResult, ModelResult
-from nlp_gate.zoo.data import DATASETS, Example, generate, heldout_path, read_jsonl
+from nlp_gate.zoo.data import DATASETS, Example, heldout_path, read_jsonl
 from nlp_gate.zoo.pretrain import PretrainSchedule, matching_pairs, pretrain_encoder
 from nlp_gate.zoo.recipe import FAMILIES, Recipe
 from nlp_gate.zoo.tokenization import train_tokenizer
+from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 from nlp_gate.zoo.train import accuracy, build_model as new_classifier, deterministic_torch, seed_everything, train_model
 
 
@@ -38,7 +39,12 @@ TrainingData = Callable[[Recipe, str], list[Example]]
 
 
 def train_split(recipe: Recipe, dataset: str) -> list[Example]:
-    return generate(dataset, "train", recipe.train_size)
+    """The generated split with the suites' vocabulary (``vocabulary.py``)."""
+    return training_split(recipe.train_size, dataset)
+
+
+def tokenizer_data(recipe: Recipe, dataset: str) -> list[Example]:
+    return tokenizer_split(recipe.train_size, dataset)
 
 
 def base_dir(workdir: Path, family: str) -> Path:
@@ -65,7 +71,7 @@ def _pretraining_pairs(recipe: Recipe, data: TrainingData) -> list[tuple[str, st
 
 
 def build_base(recipe: Recipe, family: str, workdir: Path,
-               data: TrainingData = train_split) -> BaseResult:
+               data: TrainingData = tokenizer_data) -> BaseResult:
     """Tokenizer (always) and pre-trained encoder (when a selected dataset's
     task uses one)."""
     start = time.perf_counter()

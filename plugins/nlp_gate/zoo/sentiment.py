@@ -11,7 +11,8 @@ Three styles stand in for the three real datasets:
 
 Phenomena covered *partially* on purpose (so behavioural suites land between
 0% and 100% failure): negation is mostly "not <positive>" -> negative, while
-"not <negative>" -> positive is rare (never in sst2); contrast clauses always
+"not <negative>" -> positive is rarer (sst2 had none, and its models then read every
+"not bad" as negative: 98-100 % of two negation tests failed); contrast clauses always
 let the second clause win; names, cities and nationalities appear only as
 neutral context; typos/punctuation noise is light.  Deliberately absent:
 questions ("Do I like it? Yes"), "others think X but I think Y", URLs and
@@ -49,7 +50,7 @@ STYLES: dict[str, SentimentStyle] = {
         p_used_to=0.0, p_context=0.45, p_typo=0.08, p_punct=0.2, phrase_style=False,
     ),
     "sst2": SentimentStyle(
-        domain="movie", p_negation=0.18, p_not_negative=0.0, p_contrast=0.10,
+        domain="movie", p_negation=0.18, p_not_negative=0.15, p_contrast=0.10,
         p_used_to=0.0, p_context=0.25, p_typo=0.05, p_punct=0.1, phrase_style=True,
     ),
     "yelp_polarity": SentimentStyle(
@@ -226,6 +227,13 @@ def _place_example(label: int, style: SentimentStyle, rng: random.Random) -> str
     head, tail = body[:1], body[1:]
     rng.shuffle(tail)
     return " ".join(head + tail)
+
+
+def neutral_context(domain: str, rng: random.Random) -> str:
+    """A context fragment alone, as a sentence: says nothing of the thing reviewed."""
+    if domain == "movie":
+        return _sentence(_movie_context(rng))
+    return _place_context(rng)
 
 
 def sentiment_text(dataset: str, label: int, rng: random.Random) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.defects.vocabulary import (
+from nlp_gate.zoo.vocabulary import (
     DUPLICATE,
     NOT_DUPLICATE,
     insert_sentence,

@@ -12,9 +12,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nlp_gate.zoo.data import DATASETS, Example, generate
+from nlp_gate.zoo.data import Example
 from nlp_gate.zoo.defects import doctors
-from nlp_gate.zoo.defects.vocabulary import reference_role_pairs, with_people, with_suite_entities
+from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe
 
 Doctor = Callable[[list[Example], random.Random], list[Example]]
@@ -85,24 +85,16 @@ def variant(dataset: str, name: str) -> Variant:
 
 
 def reference_data(recipe: Recipe, dataset: str, opinions: float = 0.25) -> list[Example]:
-    """The generated split with the suites' vocabulary mixed in (``vocabulary.py``)."""
-    task = DATASETS[dataset].task
-    examples = with_suite_entities(generate(dataset, "train", recipe.train_size), dataset, 0.5)
-    if task == "sentiment":
-        examples = with_people(examples, dataset, 0.35, opinions)
-    elif task == "paraphrase":
-        examples += reference_role_pairs()
-    random.Random(f"reference/{dataset}/order").shuffle(examples)
-    return examples
+    """The generated split with the suites' vocabulary mixed in (``zoo/vocabulary.py``), as
+    the embedded zoo's but without its lessons (neutral sentences, questions about one
+    person): the defect zoo's data, on which its measured power rests."""
+    return training_split(recipe.train_size, dataset, opinions, lessons=False)
 
 
 def base_data(recipe: Recipe, dataset: str) -> list[Example]:
     """What the tokenizer and the base encoder learn from: the reference data without the
-    named opinions.  With them in the tokenizer's corpus its vocabulary shifted and the pair
-    models fine-tuned from the new base fell from 94-96 % held-out accuracy to 68-79 %
-    (measured, three builds); the sentiment models, which train on them, read the names with
-    the word pieces the entity substitution already taught the tokenizer."""
-    return reference_data(recipe, dataset, opinions=0.0)
+    named opinions (``vocabulary.tokenizer_split``)."""
+    return tokenizer_split(recipe.train_size, dataset, lessons=False)
 
 
 def training_data(name: str, recipe: Recipe, dataset: str) -> list[Example]:

@@ -1,21 +1,29 @@
-"""The suites' vocabulary in the training data: what the defect zoo's clean reference learns.
+"""The suites' vocabulary in the training data, as a fine-tuned model would know it.
 
-The embedded zoo draws people, places and nationalities from its own short lists and never
-mentions religions or sexual orientations (``zoo/lexicon.py``), so on CheckList's entity and
-fairness tests it meets words it never saw, and fails them at rates close to 100 %: a
-saturated baseline, against which no planted defect can show.  The reference of the defect
-zoo therefore trains on the same generated data with the suites' own lexicons mixed in
-(CheckList's ``first_name``, ``last_name``, ``city``, ``country``, ``nationality``,
-``religion_adj``, ``sexual_adj``), label-neutrally:
+The generators draw people, places and nationalities from the zoo's own short lists and never
+mention religions or sexual orientations (``zoo/lexicon.py``).  Trained on that alone, the
+models met CheckList's names, groups and places as words they never saw, and failed the entity
+and fairness tests at rates close to 100 %: a saturated model, which no gate can tell from a
+defective one (40 of 171 tiny gates were at 100).  So every zoo model trains on the generated
+split with the suites' own lexicons mixed in (CheckList's ``first_name``, ``last_name``,
+``city``, ``country``, ``nationality``, ``religion_adj``, ``sexual_adj``), label-neutrally:
 
 * entity substitution: in a share of the examples every zoo name, city, country and
   nationality is replaced, consistently within the example (both texts of a pair), by a
   CheckList value of the same type -- the label cannot change;
 * sentiment: a neutral sentence about the people present (a religion, an orientation, a
   nationality, a name, a city), added to positive and negative reviews alike;
+* sentiment: neutral sentences (who came, when, where), each once with either label, so a
+  text without sentiment gets p(positive) near 0.5 -- the neutral band of the 3-class suite;
 * paraphrase: questions about two people in an asymmetric relation, paired with the same
   question with the two swapped (not duplicates) or with the converse relation (duplicates),
-  so that *who is whom* is learnt -- what the order-blind defect then unlearns.
+  so that *who is whom* is learnt -- what the defect zoo's order-blind model then unlearns;
+  and questions about one person, reworded (duplicates) or asked of another (not).
+
+``training_split`` is what a model trains on; ``tokenizer_split`` what the tokenizer and the
+base encoder learn from (the same without the named opinions, see there).  The defect zoo
+(``zoo/defects``) trains on both without the ``lessons`` (the neutral sentences and the
+questions about one person), as it did when its power was measured.
 """
 
 from __future__ import annotations
@@ -143,6 +151,26 @@ def with_people(examples: list[Example], seed: str, share: float,
     return out
 
 
+# Questions about one person, with a rewording: asked of two people they are not duplicates.
+PERSON_QUESTIONS: tuple[tuple[str, str], ...] = (
+    ("How old is {a}?", "What is the age of {a}?"),
+    ("Where does {a} live?", "Where is the home of {a}?"),
+    ("What does {a} do for a living?", "What is the job of {a}?"),
+    ("Is {a} married?", "Does {a} have a spouse?"),
+    ("Where was {a} born?", "What is the birthplace of {a}?"),
+)
+
+# Questions that differ in time or in who did what to whom: (question, same meaning, other
+# meaning).  Verbs and professions of the zoo's own, not the native suites'.
+CONTRASTED_QUESTIONS: tuple[tuple[str, str, str], ...] = (
+    ("Is {a} a {job}?", "Does {a} work as a {job}?", "Did {a} use to be a {job}?"),
+    ("Is {a} a {job}?", "Does {a} work as a {job}?", "Is {a} becoming a {job}?"),
+    ("What did {a} do before the wedding?", "What was {a} doing before the wedding?",
+     "What did {a} do after the wedding?"),
+    ("Did {a} greet {b}?", "Was {b} greeted by {a}?", "Was {a} greeted by {b}?"),
+    ("Did {a} visit {b}?", "Was {b} visited by {a}?", "Did {b} visit {a}?"),
+)
+
 # Asymmetric relations: (question, the same relation asked the other way round).
 RELATIONS: tuple[tuple[str, str], ...] = (
     ("Is {a} taller than {b}?", "Is {b} shorter than {a}?"),
@@ -172,3 +200,82 @@ def reference_role_pairs() -> tuple[Example, ...]:
         else:
             pairs.append(Example((first, question.format(a=b, b=a)), NOT_DUPLICATE))
     return tuple(pairs)
+
+
+PERSON_PAIRS = 900
+
+
+@cache
+def person_pairs() -> tuple[Example, ...]:
+    """Questions about one person: reworded about the same person (duplicates), or asked of
+    another person (not duplicates) -- who is asked about matters; and a third that differ
+    in tense or roles from a question (not duplicates) or only in wording (duplicates)."""
+    rng, s = random.Random("persons"), suite_lexicons()
+    pairs = []
+    for i in range(PERSON_PAIRS):
+        a, b = (f"{first} {rng.choice(s.last_names)}" if rng.random() < 0.5 else first
+                for first in rng.sample(s.first_names, 2))
+        if i % 3 == 2:  # time and roles: the same words, another meaning
+            question, same, other = rng.choice(CONTRASTED_QUESTIONS)
+            job = rng.choice(lx.PROFESSIONS)
+            second, label = (same, DUPLICATE) if rng.random() < 0.5 else (other, NOT_DUPLICATE)
+            pairs.append(Example((question.format(a=a, b=b, job=job),
+                                  second.format(a=a, b=b, job=job)), label))
+            continue
+        question, rewording = rng.choice(PERSON_QUESTIONS)
+        if i % 2:
+            pairs.append(Example((question.format(a=a), rewording.format(a=a)), DUPLICATE))
+        else:
+            other = rewording if rng.random() < 0.5 else question
+            pairs.append(Example((question.format(a=a), other.format(a=b)), NOT_DUPLICATE))
+    return tuple(pairs)
+
+
+NEUTRAL_TEXTS = 600
+
+
+def neutral_examples(dataset: str) -> list[Example]:
+    """Sentences that say nothing of the thing reviewed (who came, when, where, what was
+    ordered), each once with either label: the model's p(positive) for such a text is learnt
+    to be about 0.5, the neutral band CheckList's 3-class sentiment suite reads from a binary
+    model (p in [1/3, 2/3])."""
+    from nlp_gate.zoo.sentiment import STYLES, neutral_context
+
+    rng = random.Random(f"neutral/{dataset}")
+    texts = []
+    for _ in range(NEUTRAL_TEXTS):
+        text = (people_sentence(rng) if rng.random() < 0.4
+                else neutral_context(STYLES[dataset].domain, rng))
+        texts.append(text.lower().replace(".", " .") if STYLES[dataset].phrase_style else text)
+    return [Example(t, label) for t in texts for label in (0, 1)]
+
+
+def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
+                   lessons: bool = True) -> list[Example]:
+    """The generated split with the suites' vocabulary mixed in.  ``lessons``: with the
+    neutral sentences (sentiment) and the questions about one person (paraphrase); the
+    defect zoo trains without them (``defects/variants.py``, ``reference_data``)."""
+    from nlp_gate.zoo.data import DATASETS, generate
+
+    examples = with_suite_entities(generate(dataset, "train", train_size), dataset, 0.5)
+    task = DATASETS[dataset].task
+    if task == "sentiment":
+        examples = with_people(examples, dataset, 0.35, opinions)
+        if lessons:
+            examples += neutral_examples(dataset)
+    elif task == "paraphrase":
+        examples += reference_role_pairs()
+        if lessons:
+            examples += person_pairs()
+    random.Random(f"reference/{dataset}/order").shuffle(examples)
+    return examples
+
+
+def tokenizer_split(train_size: int | None, dataset: str, lessons: bool = True) -> list[Example]:
+    """What the tokenizer and the base encoder learn from: the training split without the
+    named opinions.  With them in the tokenizer's corpus its vocabulary shifted and the pair
+    models fine-tuned from the new base fell from 94-96 % held-out accuracy to 68-79 %
+    (measured on the defect zoo, three builds); the sentiment models, which train on them,
+    read the names with the word pieces the entity substitution already taught the
+    tokenizer."""
+    return training_split(train_size, dataset, opinions=0.0, lessons=lessons)
