@@ -118,3 +118,9 @@ def test_excess_within_tolerance_of_the_nearest_clean_model_passes() -> None:
     p_value = worse_than_all(WORSE, reseeds)
     result = judge(RESEEDED, [], WORSE, p_value, p_value, 24, CONFIG, reseeds=reseeds)
     assert (result.record.verdict, result.record.passed) == ("worse within tolerance", True)
+
+
+@pytest.mark.parametrize("counts", [WORSE, WORSE.swapped(), PairedCounts(10, 5, 5, 80)])
+def test_a_reseed_identical_to_the_baseline_changes_no_p_value(counts: PairedCounts) -> None:
+    # Worse, better and no difference alike: the Benjamini-Hochberg family stays as it was.
+    assert worse_than_all(counts, [counts, counts]) == worse_than_all(counts, [])

@@ -13,8 +13,9 @@ flagged on 17.7 % of items against one baseline, ``scripts/power.py``).  One bas
 tell that noise from a regression.  ``reseeds`` names clean retrainings of the baseline; with
 them an item fails only when the candidate is significantly worse than the baseline *and*
 than each reseed (an intersection-union test: its p-value is the largest of the candidate's
-p-values against them, 1 where it is not worse than one of them), and its excess over the
-nearest of these clean models exceeds δ.
+p-values against them, 1 where it differs from one of them in the other direction or not at
+all), and its excess over the nearest of these clean models exceeds δ.  A reseed identical
+to the baseline changes nothing.
 
 ``thresholds.yaml`` (``--nlp-baseline`` / ``--nlp-candidate`` override the two names)::
 
@@ -334,11 +335,16 @@ class ComparisonKind(ItemKind[ComparisonCase]):
 
 def worse_than_all(counts: PairedCounts, reseeds: Sequence[PairedCounts]) -> float:
     """The item's p-value: exact McNemar against the baseline; with reseeds, the
-    intersection-union p of "worse than each clean model": the largest p-value, where a clean
-    model the candidate is not worse than counts as 1."""
+    intersection-union p of "differs from each clean model in the direction it differs from
+    the baseline" (worse than all, or better than all): the largest p-value, where a clean
+    model it differs from the other way, or not at all, counts as 1.  Two-sided like the
+    baseline's alone, so a reseed identical to the baseline leaves every p-value -- and the
+    Benjamini-Hochberg family -- as it was."""
     if not reseeds:
         return mcnemar_exact(counts)
-    return max(mcnemar_exact(c) if c.worse > c.better else 1.0 for c in (counts, *reseeds))
+    direction = counts.worse > counts.better, counts.worse < counts.better
+    return max(mcnemar_exact(c) if (c.worse > c.better, c.worse < c.better) == direction
+               and any(direction) else 1.0 for c in (counts, *reseeds))
 
 
 def reseed_record(spec: ModelSpec, counts: PairedCounts) -> dict[str, Any]:
