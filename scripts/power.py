@@ -114,6 +114,14 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
     from nlp_gate.engine.predictor import LoadOptions, load_classifier
 
     profile = load_profile(PROFILE, work / "models.yaml")
+    loaded: dict[tuple[str, str], Any] = {}  # each clean model loaded once, not per search
+
+    def classifier(dataset: str, name: str) -> Any:
+        if (dataset, name) not in loaded:
+            spec = profile.get(dataset, name)
+            loaded[dataset, name] = load_classifier(spec, spec.source, LoadOptions(device="cpu"))
+        return loaded[dataset, name]
+
     judged_searches = []
     for search in searches:
         example = search["counterexample"]
@@ -122,9 +130,7 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
             texts = [tuple(t) if isinstance(t, list) else t
                      for t in (example["original"], example["perturbed"])]
             for name in clean:
-                spec = profile.get(search["dataset"], name)
-                probabilities = load_classifier(spec, spec.source, LoadOptions(device="cpu")
-                                                ).predict_proba(texts)
+                probabilities = classifier(search["dataset"], name).predict_proba(texts)
                 if probabilities[0].argmax() != probabilities[1].argmax():  # INV broken
                     failing.append(name)
         judged_searches.append({**search, "clean_models_failing": failing,
