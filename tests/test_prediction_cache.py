@@ -336,6 +336,28 @@ def test_eviction_keeps_the_file_under_its_bound_least_recently_used_first(
     assert path.stat().st_size <= bound
 
 
+def test_one_eviction_drops_what_it_must_and_copies_the_file_once(tmp_path: Path) -> None:
+    """A put that overflows a full cache of many models evicts them in one go, with one
+    VACUUM (each VACUUM copies the whole file, and once per evicted model it took minutes on
+    a 2 GiB cache and grew the log to 26 GB)."""
+    one, two = _size(tmp_path / "one.sqlite", "a"), _size(tmp_path / "two.sqlite", "a", "b")
+    rows, empty = two - one, 2 * one - two  # one model's rows; the file without any
+    bound = int(empty + 4.5 * rows)  # room for four models' rows
+    path = tmp_path / "bounded.sqlite"
+    cache = PredictionCache(path, max_bytes=bound)
+    for fp in "abcd":
+        cache.put(fp, fp, _rows(fp))
+    statements: list[str] = []
+    cache._db.set_trace_callback(statements.append)  # what SQLite runs, as it runs it
+    cache.put("e", "model e", _rows("e", 900))  # three models' rows: a, b and c must go
+    cache._db.set_trace_callback(None)
+    assert sum(s.strip().upper() == "VACUUM" for s in statements) == 1
+    survivors = "".join(fp for fp in "abcde" if cache.knows(fp))
+    assert survivors in ("de", "e")  # least recently used first, the new model kept
+    cache.close()
+    assert path.stat().st_size <= bound
+
+
 # -- stored outcomes ----------------------------------------------------------------------
 def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
         tmp_path: Path) -> None:

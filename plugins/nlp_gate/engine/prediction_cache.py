@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS fingerprints (
 );
 """
 _CHUNK = 500  # SQLite limits the number of bound parameters per statement
+# Eviction frees down to this share of the bound, so that the one VACUUM it costs (a copy of
+# the whole file) comes once per tenth of the bound written, not after every put.
+_EVICT_TO = 0.9
+_WAL_LIMIT = 64 << 20  # what a checkpointed write-ahead log is truncated to
 _TIMEOUT_S = 60.0  # how long a worker waits for another one's write lock
 
 
@@ -104,6 +108,9 @@ class PredictionCache:
         self._db = sqlite3.connect(path, timeout=_TIMEOUT_S, isolation_level=None)
         _enable_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
+        # Without a limit the log keeps the size of the largest transaction it ever held: a
+        # VACUUM of a 2 GiB cache left a 2 GiB log beside it.
+        self._db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
         self._db.executescript(_SCHEMA)
 
     def knows(self, fp: str) -> bool:
@@ -154,19 +161,33 @@ class PredictionCache:
             self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
                              (fp, description, time.time()))
 
+    def _pragma(self, name: str) -> int:
+        value: int = self._db.execute(f"PRAGMA {name}").fetchone()[0]
+        return value
+
     def _evict(self) -> None:
-        """Drop least recently used fingerprints until the file is under its bound."""
-        page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
-        while self._db.execute("PRAGMA page_count").fetchone()[0] * page_size > self.max_bytes:
-            oldest = self._db.execute(
-                "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1").fetchone()
-            if oldest is None:
-                break
-            with self._transaction():
+        """Drop least recently used fingerprints until the file is under its bound.
+
+        Deleting frees pages but does not shrink the file; only VACUUM does, by copying every
+        page still in use.  So the oldest fingerprints go in one transaction, until the pages
+        in use fit ``_EVICT_TO`` of the bound, and one VACUUM follows: once per eviction, not
+        once per fingerprint (which, with a full cache of many models, copied the file over
+        and over and grew the log by its size each time)."""
+        page_size = self._pragma("page_size")
+        if self._pragma("page_count") * page_size <= self.max_bytes:
+            return
+        with self._transaction():
+            while ((self._pragma("page_count") - self._pragma("freelist_count")) * page_size
+                   > self.max_bytes * _EVICT_TO):
+                oldest = self._db.execute(
+                    "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1").fetchone()
+                if oldest is None:
+                    break
                 self._db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)
                 self._db.execute("DELETE FROM outcomes WHERE fingerprint=?", oldest)
                 self._db.execute("DELETE FROM fingerprints WHERE fingerprint=?", oldest)
-            self._db.execute("VACUUM")
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
