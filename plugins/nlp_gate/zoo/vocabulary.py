@@ -13,8 +13,10 @@ split with the suites' own lexicons mixed in (CheckList's ``first_name``, ``last
   CheckList value of the same type -- the label cannot change;
 * sentiment: a neutral sentence about the people present (a religion, an orientation, a
   nationality, a name, a city), added to positive and negative reviews alike;
-* sentiment: neutral sentences (who came, when, where), each once with either label, so a
-  text without sentiment gets p(positive) near 0.5 -- the neutral band of the 3-class suite;
+* sentiment: neutral sentences (who came, when, where; and what kind of thing it was:
+  CheckList's airline nouns with its neutral adjectives, asserted or denied), each once with
+  either label, so a text without sentiment gets p(positive) near 0.5 -- the neutral band
+  of the 3-class suite;
 * paraphrase: questions about two people in an asymmetric relation, paired with the same
   question with the two swapped (not duplicates) or with the converse relation (duplicates),
   so that *who is whom* is learnt -- what the defect zoo's order-blind model then unlearns;
@@ -234,6 +236,12 @@ def person_pairs() -> tuple[Example, ...]:
 NEUTRAL_TEXTS = 600
 
 
+def _styled(text: str, dataset: str) -> str:
+    from nlp_gate.zoo.sentiment import STYLES
+
+    return text.lower().replace(".", " .") if STYLES[dataset].phrase_style else text
+
+
 def neutral_examples(dataset: str) -> list[Example]:
     """Sentences that say nothing of the thing reviewed (who came, when, where, what was
     ordered), each once with either label: the model's p(positive) for such a text is learnt
@@ -246,15 +254,68 @@ def neutral_examples(dataset: str) -> list[Example]:
     for _ in range(NEUTRAL_TEXTS):
         text = (people_sentence(rng) if rng.random() < 0.4
                 else neutral_context(STYLES[dataset].domain, rng))
-        texts.append(text.lower().replace(".", " .") if STYLES[dataset].phrase_style else text)
+        texts.append(_styled(text, dataset))
     return [Example(t, label) for t in texts for label in (0, 1)]
 
 
+# The sentiment suite's neutral vocabulary: CheckList's airline nouns and the adjectives and
+# verbs its neutral tests describe them with ("neutral words in context", the "(neutral)"
+# negations and Q & A).  Without them in the data, the tiny models read "The seat was
+# Italian." as an opinion and failed those tests on 97-100 % of cases.
+NEUTRAL_NOUNS = ("flight", "seat", "pilot", "staff", "service", "customer service", "aircraft",
+                 "plane", "food", "cabin crew", "company", "airline", "crew")
+NEUTRAL_ADJECTIVES = ("American", "international", "commercial", "British", "private",
+                      "Italian", "Indian", "Australian", "Israeli")
+NEUTRAL_DESCRIPTIONS = 300
+
+
+def neutral_description(rng: random.Random) -> str:
+    """A thing described, or not, by a word that is no opinion: asserted or denied, it says
+    nothing of whether the thing was good."""
+    noun, adj = rng.choice(NEUTRAL_NOUNS), rng.choice(NEUTRAL_ADJECTIVES)
+    verb = rng.choice(("saw", "found", "booked", "took"))
+    return lx.fix_articles(rng.choice((
+        f"The {noun} was {adj}.", f"Our {noun} is {adj}.", f"It was a {adj} {noun}.",
+        f"The {noun} was not {adj}.", f"Our {noun} isn't {adj}.", f"It wasn't a {adj} {noun}.",
+        f"We {verb} the {noun}.", f"We never {verb} the {noun}.",
+        f"I expected the {noun} to be {adj}, and it was.",
+        f"I expected the {noun} to be {adj}, but it was not.",
+        f"Was the {noun} {adj}? Yes.", f"Was the {noun} {adj}? No.")))
+
+
+def description_examples(dataset: str) -> list[Example]:
+    """Neutral descriptions, each once with either label (as ``neutral_examples``)."""
+    rng = random.Random(f"descriptions/{dataset}")
+    texts = [_styled(neutral_description(rng), dataset) for _ in range(NEUTRAL_DESCRIPTIONS)]
+    return [Example(t, label) for t in texts for label in (0, 1)]
+
+
+SHORT_VERDICTS = 300
+
+
+def short_verdict(label: int, rng: random.Random) -> str:
+    """An opinion word alone, or nearly: the neutral descriptions are short too, and without
+    these the models learnt that a short text is neutral ("good" read as neutral)."""
+    adjectives, verbs, past = ((lx.POS_ADJ_COMMON, lx.POS_VERB, lx.POS_VERB_PAST) if label
+                               else (lx.NEG_ADJ_COMMON, lx.NEG_VERB, lx.NEG_VERB_PAST))
+    adj = rng.choice(adjectives)
+    return rng.choice((adj, f"{adj.capitalize()}.", f"Simply {adj}.", f"It was {adj}.",
+                       rng.choice(verbs), f"I {past[rng.choice(verbs)]} it."))
+
+
+def verdict_examples(dataset: str) -> list[Example]:
+    rng = random.Random(f"verdicts/{dataset}")
+    return [Example(_styled(short_verdict(i % 2, rng), dataset), i % 2)
+            for i in range(SHORT_VERDICTS)]
+
+
 def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
-                   lessons: bool = True) -> list[Example]:
+                   lessons: bool = True, fine_tuning: bool = True) -> list[Example]:
     """The generated split with the suites' vocabulary mixed in.  ``lessons``: with the
     neutral sentences (sentiment) and the questions about one person (paraphrase); the
-    defect zoo trains without them (``defects/variants.py``, ``reference_data``)."""
+    defect zoo trains without them (``defects/variants.py``, ``reference_data``).
+    ``fine_tuning``: with the lessons only the classifiers learn from, not the tokenizer
+    (the neutral descriptions and the short verdicts; see ``tokenizer_split``)."""
     from nlp_gate.zoo.data import DATASETS, generate
 
     examples = with_suite_entities(generate(dataset, "train", train_size), dataset, 0.5)
@@ -263,6 +324,8 @@ def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
         examples = with_people(examples, dataset, 0.35, opinions)
         if lessons:
             examples += neutral_examples(dataset)
+        if lessons and fine_tuning:
+            examples += description_examples(dataset) + verdict_examples(dataset)
     elif task == "paraphrase":
         examples += reference_role_pairs()
         if lessons:
@@ -273,9 +336,11 @@ def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
 
 def tokenizer_split(train_size: int | None, dataset: str, lessons: bool = True) -> list[Example]:
     """What the tokenizer and the base encoder learn from: the training split without the
-    named opinions.  With them in the tokenizer's corpus its vocabulary shifted and the pair
-    models fine-tuned from the new base fell from 94-96 % held-out accuracy to 68-79 %
-    (measured on the defect zoo, three builds); the sentiment models, which train on them,
-    read the names with the word pieces the entity substitution already taught the
+    named opinions, the neutral descriptions and the short verdicts.  With the opinions in the tokenizer's corpus
+    its vocabulary shifted and the pair models fine-tuned from the new base fell from 94-96 %
+    held-out accuracy to 68-79 % (measured on the defect zoo, three builds); with the
+    descriptions, rte/albert fell from 95.3 % to 79.3 % (one build).  The sentiment models,
+    which train on both, read them with the word pieces the rest of the corpus taught the
     tokenizer."""
-    return training_split(train_size, dataset, opinions=0.0, lessons=lessons)
+    return training_split(train_size, dataset, opinions=0.0, lessons=lessons,
+                          fine_tuning=False)
