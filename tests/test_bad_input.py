@@ -125,4 +125,5 @@ def test_bad_input_stops_the_run_with_one_message(run_gate: RunGate, tmp_path: P
     assert detail.format(tmp=tmp_path) in err
     assert "Traceback" not in err + out and "INTERNALERROR" not in err + out
     assert "passed" not in out and "failed" not in out  # no item ran
-    assert not run.results_path.exists()
+    # results.json says the run was refused (no earlier run's file stands in for it)
+    assert run.json["refused"] and run.json["records"] == [] and run.json["ran"] == 0

@@ -2,12 +2,12 @@
 (Ctrl-C) after the first items leaves a complete results.json marked ``"interrupted": true``
 with those items' records, a non-zero exit, and a next run that reuses them and ends with the
 same records as a run never interrupted (with and without xdist: records travel with each
-item's report).  A killed xdist worker loses only the item it was running."""
+item's report).  A signal to the whole process group: tests/test_fault_signals.py; a killed
+xdist worker: tests/test_fault_worker_kill.py."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -77,52 +77,3 @@ def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
     reused = re.search(r"(\d+) stored outcomes reused", full.stdout)
     assert reused and int(reused.group(1)) >= 1, full.stdout[-2000:]
     assert time.perf_counter() - start < 900
-
-
-def _children(pid: int) -> list[int]:
-    """Direct child processes of ``pid`` (xdist's workers of a controller)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def test_killed_worker_is_a_reported_failure_and_the_other_records_are_kept(
-        tmp_path: Path) -> None:
-    """SIGKILL one xdist worker (as the OOM killer would) after items finished: the item it
-    was running is reported as an error naming its model and the cause, and is counted as
-    failed by the verdict (results.json ``lost``); every
-    record that finished before (streamed) and after (the replacement worker) is written;
-    the run exits non-zero."""
-    code, out = _run_and_act(tmp_path, "killed", 2, 20,
-                             lambda proc: os.kill(_children(proc.pid)[0], signal.SIGKILL))
-    assert code == pytest.ExitCode.TESTS_FAILED, out[-3000:]
-    # xdist's message is printed in the error section and, on a wide terminal, again in the
-    # short summary: one lost item per distinct node id.
-    crashed = list(dict.fromkeys(
-        re.findall(r"worker '(gw\d)' crashed while running '([^']+)'", out)))
-    assert crashed, out[-3000:]
-    results = json.loads((tmp_path / "killed" / "results.json").read_text())
-    assert results["interrupted"] is False
-    # Reported as an error of the run that names the lost item's model, and in the verdict.
-    lost = results["lost"]
-    assert [x["item"] for x in lost] == [item for _, item in crashed]
-    for x in lost:
-        model = re.search(r"/(\w+/\w+)\]", x["item"]).group(1)  # ...[suite/test/sst2/bert]
-        assert x["models"] == [model]
-        assert f"nlp-gate: item lost, model {model}: its worker process died" in out
-    assert re.search(rf"^ERROR .*{re.escape(crashed[0][1])}", out, re.M), out[-3000:]
-    assert (f"{len(lost)} item{'s' * (len(lost) > 1)} lost with a crashed worker, counted "
-            "as failed") in out
-    assert "release gate FAILED" in out
-    recorded = {f"{r['dataset']}/{r['model']}" for r in results["records"]}
-    assert len(recorded) >= 2  # the killed worker's models and the other worker's
-    total = int(re.search(r"workers \[(\d+) items\]", out).group(1))
-    # Every item has its record except the ones that crashed (xdist does not re-run those).
-    assert len(results["records"]) >= total - len(crashed)

@@ -139,7 +139,8 @@ def test_unknown_candidate_stops_the_run_and_lists_the_models(run_gate: RunGate,
     # no summary line (so no parseoutcomes), and no item runs, not even a collection.
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     assert not re.search(r"\d+ (passed|failed)", run.result.stdout.str())
-    assert not run.results_path.exists()
+    # results.json says the run was refused (no earlier run's file stands in for it)
+    assert run.json["refused"] and run.json["records"] == [] and run.json["ran"] == 0
     assert "unknown candidate model 'roberta'; valid: bert" in run.result.stderr.str()
 
 

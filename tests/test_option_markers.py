@@ -39,4 +39,6 @@ def test_fairness_marker_runs_released_and_native_fairness_items(run_gate: RunGa
 def test_unknown_marker_is_rejected(run_gate: RunGate) -> None:
     run = run_gate("-m", "fairness", "--nlp-sample", "1", "-k", "nothing-matches",
                    workers=0)
-    assert run.result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    # a gate run that selects nothing to gate says so (not pytest's silent "no tests ran")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "this run selects no nlp-gate item to gate" in run.result.stderr.str()

@@ -111,7 +111,8 @@ def test_bad_checkpoints_stop_the_run_at_start_all_named_at_once(
            " own code (trust_remote_code=False)" in err
     assert "sst2-good" not in err
     assert "Traceback" not in err + out and "passed" not in out
-    assert not run.results_path.exists()
+    # results.json says the run was refused (no earlier run's file stands in for it)
+    assert run.json["refused"] and run.json["records"] == [] and run.json["ran"] == 0
 
 
 # Run in a subprocess: torch is imported there, not in this process (the in-process runs

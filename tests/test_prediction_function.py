@@ -67,25 +67,35 @@ def test_a_function_and_a_checkpoint_get_checklist_comparison_and_attack_items(
 
 
 @pytest.mark.parametrize(("function", "message"), [
-    ("wrong_shape", "returned shape (10,) for 10 inputs; expected (10, 2): one row per input, "
-                    "one probability per label ['negative', 'positive']"),
-    ("logits", "returned rows that are not probabilities ("),
+    ("wrong_shape", "returned shape (2,) for 2 inputs; expected (2, 2): one row per input, "
+                    "one probability per label ['negative', 'positive'] (labels, not "
+                    "probabilities?) (on a probe batch ["),
+    ("logits", "returned rows that are not probabilities (2 of 2; row 0 sums to 3)"),
 ])
-def test_a_function_returning_no_probabilities_fails_its_items_with_one_message(
+def test_a_function_returning_no_probabilities_is_refused_at_start(
         run_gate: RunGate, tmp_path: Path, function: str, message: str) -> None:
+    """Called once on a probe batch at start-up: one message and exit 4, no item runs."""
     run = run_gate(*_files(tmp_path, function), "-m", "fairness and not native",
                    "--nlp-sample", "10", "--nlp-batch-size", "10",
                    "--nlp-prediction-cache", str(tmp_path / "cache.sqlite"))
-    out = run.result.stdout.str()
-    assert run.result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
-    assert f"model refused: sst2-lexicon (predict:fixtures.lexicon_model:{function}) " \
-           f"{message}" in out, out[-3000:]
-    assert "Traceback" not in out
-    assert {r["model"] for r in run.json["records"]} == {"bert"}  # the checkpoint still ran
+    err = run.result.stderr.str()
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR, err[-3000:]
+    assert f"sst2-lexicon (predict:fixtures.lexicon_model:{function}) {message}" in err, err
+    assert "Traceback" not in err + run.result.stdout.str()
+
+
+def test_a_negative_probability_is_called_so() -> None:
+    from nlp_gate.config.profiles import load_profile
+    from nlp_gate.engine.function_model import PredictionError, check_rows
+
+    spec = load_profile("paper").get("sst2", "bert")
+    with pytest.raises(PredictionError, match=r"a negative probability \(1 of 2; row 1 is "
+                                              r"\[1.5, -0.5\]\)"):
+        check_rows(spec, [[0.5, 0.5], [1.5, -0.5]], 2)
 
 
 @pytest.mark.parametrize(("entry", "message"), [
-    ({"fingerprint": None}, "a prediction function needs a 'fingerprint'"),
+    ({"fingerprint": ""}, "'fingerprint' is empty"),
     ({"predict": "fixtures.nowhere:predict"}, "sst2-lexicon (predict:fixtures.nowhere:predict): "
                                               "cannot import fixtures.nowhere:predict"),
     ({"predict": "not a function"}, "predict 'not a function' must be 'module:function'"),

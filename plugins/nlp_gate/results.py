@@ -6,6 +6,12 @@ records of every finished item reach it even when the run is interrupted or the 
 killed later; what is left at the end (engine statistics) goes through ``workeroutput``.
 Only the controller writes the file, atomically.  Records are
 sorted by their position in the parametrization, so ``-n 0`` and ``-n 2`` write the same list.
+
+Every run that set out to run gated items writes it, even with no record to write: ``ran``
+counts the gated records, ``errors`` lists the items that ended without a gate verdict (an
+exception, a refused model) with their cause, and ``no_results`` says why a run has none
+(``refused``: the start-up message of a run stopped before any item), so the previous run's
+file never stands in for this run's.
 """
 
 from __future__ import annotations
@@ -13,11 +19,15 @@ from __future__ import annotations
 import json
 import os
 import platform
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+# Sections that hold no gated item's record: what the run cost, and the items that ended
+# without a verdict (an error in the item, a worker that died under it).
+UNGATED = ("engine", "errors", "lost", "recovered")
 PACKAGES = ("torch", "transformers", "tokenizers", "checklist-pattern", "textattack", "datasets",
             "numpy", "pytest", "pytest-xdist", "allure-pytest", "hypothesis")
 
@@ -45,6 +55,19 @@ class ResultStore:
         self.sections.setdefault(section, []).append((position, record))
         self._added.append((section, position, record))
 
+    def take(self, section: str, match: Callable[[dict[str, Any]], bool]
+             ) -> list[dict[str, Any]]:
+        """Remove the section's records that ``match`` and return them (the controller's
+        ``lost`` entry of an item whose final record arrived after all); a section left
+        empty is dropped, as if never added."""
+        rows = self.sections.get(section, [])
+        taken = [r for _, r in rows if match(r)]
+        if taken:
+            self.sections[section] = [(p, r) for p, r in rows if not match(r)]
+            if not self.sections[section]:
+                del self.sections[section]
+        return taken
+
     def records(self, section: str = "records") -> list[dict[str, Any]]:
         return [r for _, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])]
 
@@ -64,9 +87,16 @@ class ResultStore:
         for section, position, record in json.loads(text):
             self.add(section, position, record)
 
-    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False,
-              exitstatus: int | None = None) -> None:
+    def has(self, section: str, position: int) -> bool:
+        """Whether the item at ``position`` of ``section`` has its record (a gate verdict)."""
+        return any(p == position for p, _ in self.sections.get(section, []))
+
+    def body(self, run: dict[str, Any], interrupted: bool = False,
+             exitstatus: int | None = None, refused: str | None = None) -> dict[str, Any]:
+        """What results.json holds (``refused``: the start-up message of a refused run)."""
         checklist = self.records()
+        ran = sum(len(rows) for section, rows in self.sections.items() if section not in UNGATED)
+        errors, lost = self.sections.get("errors", []), self.sections.get("lost", [])
         body: dict[str, Any] = {
             "schema": SCHEMA_VERSION,
             # Ctrl-C or SIGTERM: the records are those of the items that finished.
@@ -74,16 +104,50 @@ class ResultStore:
             # pytest's, as the run ended: errors outside the gates (the merge keeps them).
             "exitstatus": exitstatus,
             "run": run,
+            "refused": refused,
+            "ran": ran,  # gated records of every kind
+            "no_results": None if ran else no_results_reason(
+                refused, interrupted, len(errors), len(lost)),
             "summary": {
                 "checklist_items": len(checklist),
                 "passed": sum(bool(r["passed"]) for r in checklist),
                 "failed": sum(not r["passed"] for r in checklist),
+                "errored": len(errors),
+                "lost": len(lost),
             },
             "records": self.positioned("records"),
         }
         for section in sorted(set(self.sections) - {"records"}):
             body[section] = self.positioned(section)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(body, indent=2) + "\n")
-        tmp.replace(path)  # a reader never sees half a file
+        return body
+
+    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False,
+              exitstatus: int | None = None, refused: str | None = None) -> dict[str, Any]:
+        body = self.body(run, interrupted, exitstatus, refused)
+        write_atomically(path, json.dumps(body, indent=2) + "\n")
+        return body
+
+
+def no_results_reason(refused: str | None, interrupted: bool, errored: int, lost: int) -> str:
+    """Why a run has no gated record, for results.json and the reports."""
+    if refused is not None:
+        return f"refused at start-up: {refused.splitlines()[0]}"
+    if errored or lost:
+        return (f"every selected item errored ({errored} in results.json errors, {lost} lost "
+                "with a crashed worker)")
+    if interrupted:
+        return "interrupted before any item finished"
+    return "no gated item finished"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file beside it: a reader never sees half a file,
+    and a write that fails (a full disk) leaves no temporary file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

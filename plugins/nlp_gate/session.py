@@ -171,15 +171,25 @@ class Session:
             problem = kind.unavailable() if kind.argname in requested else None
             if problem is not None:
                 raise problem
-        search = self.profile.source_file.parent
         problems = [p for m in self.profile.models if not m.is_zoo
-                    for p in [preflight_function(m, search) if m.function
+                    for p in [preflight_function(m, self.function_search) if m.function
                               else preflight(m, self.location(m))] if p]
         if problems:
+            # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
+            given = ("given with --nlp-model" if self.options.cli_models
+                     else f"of profile {self.profile.name!r} ({self.profile.source_file})")
             raise ConfigurationError(
-                f"{len(problems)} model(s) of profile {self.profile.name!r} "
-                f"({self.profile.source_file}) cannot be tested:\n"
+                f"{len(problems)} model(s) {given} cannot be tested:\n"
                 + "\n".join(f"  - {p}" for p in problems))
+
+    @property
+    def function_search(self) -> tuple[Path, ...]:
+        """Where a ``module:function`` model not installed as a package is imported from: the
+        rootdir (a module beside ``pytest.ini``), then the folder of the user's models file
+        (the packaged one's folder is no place for a user's module)."""
+        models_file = self.options.models_file
+        return (self.options.rootdir,) + ((models_file.resolve().parent,)
+                                          if models_file is not None else ())
 
     def validate_collected(self) -> None:
         """After collection: what only the collected tests tell (native tests' names)."""
@@ -204,7 +214,7 @@ class Session:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:
                     self.classifiers[s.key] = load_function_classifier(
-                        s, self.options.load, self.profile.source_file.parent
+                        s, self.options.load, self.function_search
                     ) if s.function else load_classifier(
                         s, self.location(s), self.options.load, worker_index(), self.encodings)
                 except ModelLoadError as exc:
@@ -319,6 +329,21 @@ class Session:
         if verdict.record is not None:
             self.results.add(kind.records, case.position, dict(verdict.record))
 
+    def has_verdict(self, case: Case) -> bool:
+        """Whether ``case``'s item recorded a gate verdict in this process."""
+        return self.results.has(self.kind_of(case).records, case.position)
+
+    def record_error(self, case: Case, nodeid: str, when: str, message: str) -> None:
+        """Record an item that ended without a gate verdict (an exception, a model refused at
+        load, a setup that failed): results.json ``errors``, counted as failed by the verdict.
+        Once per item: a teardown error after a call error adds nothing."""
+        if any(r["item"] == nodeid for r in self.results.records("errors")):
+            return
+        self.results.add("errors", case.position, {
+            "item": nodeid, "kind": self.kind_of(case).name,
+            "models": [f"{m.dataset}/{m.name}" for m in case.models],
+            "when": when, "message": message})
+
     def record_lost_item(self, nodeid: str, crash: str) -> dict[str, Any]:
         """Record an item whose xdist worker died while running it (the controller only
         knows its node id: the models are those its parameter id names)."""
@@ -330,11 +355,24 @@ class Session:
         message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
                    ": its worker process died while running it (killed by a signal, e.g. "
                    "the out-of-memory killer, or a native crash); counted as failed in the "
-                   "release verdict")
+                   "release verdict unless xdist runs it again to its end")
         record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0],
                   "message": message}
+        self.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
         self.results.add("lost", len(self.results.sections.get("lost", [])), record)
         return record
+
+    def settle_lost_item(self, nodeid: str) -> None:
+        """The final report of an item recorded as lost arrived (xdist ran it again on
+        another worker, or its worker died just after it finished): its records are its
+        outcome, so it leaves ``lost``, and ``recovered`` says that its worker died."""
+        for record in self.results.take("lost", lambda lost: lost["item"] == nodeid):
+            message = (f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
+                       "worker process died, but its outcome arrived (xdist ran it again on "
+                       "another worker); counted once, by that outcome (pytest's summary also "
+                       "counts the crash, as an error)")
+            self.results.add("recovered", len(self.results.sections.get("recovered", [])),
+                             {**record, "message": message})
 
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
@@ -348,11 +386,28 @@ class Session:
                 "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
                 "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
                 "cache_hits": c.cache_hits, "device": c.device,
-                "max_length": c.max_length, "truncated_inputs": c.truncated, **extra,
+                "max_length": c.max_length, "truncated_inputs": c.truncated,
+                "model_id": c.spec.source, "fingerprint_source": c.fingerprint_source,
+                "cache_rejected": c.cache_rejected, **extra,
             })
 
     # -- reporting ------------------------------------------------------------------------
     def run_metadata(self) -> dict[str, Any]:
+        """results.json's ``run`` block.  A run refused at start-up may have no profile or
+        gates to describe: then its options only (results.json ``refused`` says why)."""
+        try:
+            return self._run_metadata()
+        except ConfigurationError:
+            return {"profile": self.options.profile,
+                    "models_file": str(self.options.models_file or ""), "models": [],
+                    "seed": self.options.seed, "sample": self.options.sample,
+                    "thresholds_file": str(self.options.thresholds), "gates": None,
+                    "shard": str(self.options.shard) if self.options.shard else None,
+                    "device": self.options.load.device, "dtype": self.options.load.dtype,
+                    "batch_size": self.options.load.batch_size,
+                    "packages": package_versions()}
+
+    def _run_metadata(self) -> dict[str, Any]:
         zoo = self.zoo_card()
         run: dict[str, Any] = {
             "profile": self.profile.name,
@@ -366,6 +421,7 @@ class Session:
             "seed": self.options.seed,
             "sample": self.options.sample,
             "thresholds_file": str(self.options.thresholds),
+            "gates": self.gates_applied(),
             "shard": str(self.options.shard) if self.options.shard else None,
         }
         for kind in self.kinds.values():
@@ -378,12 +434,23 @@ class Session:
         })
         return run
 
+    def gates_applied(self) -> str:
+        """Where the run's gates come from: the thresholds file and profile, or the built-in
+        gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
+        profile), which no file names."""
+        gates = self.thresholds
+        if gates.builtin:
+            why = ("not found" if not gates.path.is_file()
+                   else f"has no {gates.profile!r} profile")
+            return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
+        return f"{gates.path} (profile {gates.profile!r})"
+
     def report_header(self) -> list[str]:
-        """Enough to reproduce the run: profile, models and revisions, seed, thresholds."""
+        """Enough to reproduce the run: profile, models and revisions, seed, gates."""
         lines = [
             f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
             f"seed={self.options.seed} sample={self.options.sample or 'all'} "
-            f"thresholds={self.options.thresholds}"
+            f"gates={self.gates_applied()}"
             + (f" shard={self.options.shard}" if self.options.shard else ""),
         ]
         for m in self.profile.models:

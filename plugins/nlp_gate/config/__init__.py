@@ -5,6 +5,8 @@ Everything here is plain data parsed once per process; nothing imports torch.
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +33,23 @@ def read_yaml(path: Path, what: str, error: type[ConfigurationError]) -> Any:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise error(f"{where}: not valid YAML ({problem}); fix the {what} at that line"
                     ) from None
+
+
+def at_least(minimum: int, meaning: str = "") -> Callable[[str], int]:
+    """An ``addoption`` type: an integer of at least ``minimum``, else a usage error (exit
+    4) naming the option and the allowed range, before anything runs (``--nlp-sample 0``
+    failed every item with a numpy traceback)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{meaning}, "
+                                             f"got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer >= {minimum}{meaning}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"  # argparse's name for the type in its errors
+    return parse

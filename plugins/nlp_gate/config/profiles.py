@@ -148,11 +148,14 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
         if not FUNCTION.fullmatch(str(raw["predict"])):
             raise ProfileError(f"{where}: predict {raw['predict']!r} must be "
                                "'module:function', e.g. mypkg.models:predict_proba")
-        if not raw.get("fingerprint"):
+        # No 'fingerprint': the function's answers are memoised for the run only (nothing
+        # else can tell that the function changed since an earlier run).
+        if "fingerprint" in raw and not str(raw["fingerprint"] or "").strip():
             raise ProfileError(
-                f"{where}: a prediction function needs a 'fingerprint' (a version string of "
-                "the model behind it): the prediction cache keys its answers by it, so change "
-                "it whenever the function's predictions may change")
+                f"{where}: 'fingerprint' is empty; give a version string of the model behind "
+                "the function (the prediction cache reuses its answers across runs under it, "
+                "so change it whenever the predictions may change), or leave the key out to "
+                "memoise them for one run only")
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -182,7 +185,9 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
     """A profile of the models named by ``--nlp-model TASK[LABELS]=SOURCE`` options, with the
     tasks of ``models_file`` (default: the packaged one).
 
-    SOURCE is a hub id, a checkpoint directory or ``module:function``.  Each task is one
+    SOURCE is a hub id, a checkpoint directory or ``module:function``, with an optional
+    ``@REV`` (``_cli_source``): a function's declared fingerprint (without one its answers
+    are memoised for the run only), a hub id's revision.  Each task is one
     dataset named after it; a model's name is its directory's or hub id's last part, or the
     function's name.  Labels: ``TASK[a,b]=...`` gives them; else a checkpoint's own label
     names when each names a task class (``read_labels``), a function's the task's class order.
@@ -201,7 +206,7 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
         if task is None:
             raise ProfileError(f"--nlp-model {entry!r}: unknown task {match['task']!r}; valid "
                                f"tasks: {', '.join(tasks)} ({path})")
-        source = match["source"]
+        source, revision = _cli_source(match["source"])
         function = FUNCTION.fullmatch(source) and not Path(source).exists()
         name = (source.rpartition(":")[2] if function
                 else Path(source.rstrip("/")).name or source)
@@ -211,10 +216,20 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
             name = f"{base}-{n}"
         labels = _cli_labels(entry, task, match["labels"], None if function else source,
                              read_labels)
-        spec = {"labels": labels, **({"predict": source, "fingerprint": "cli"} if function
-                                     else {"id": source})}
+        spec = {"labels": labels, **({"predict": source} if function else {"id": source}),
+                **({"fingerprint" if function else "revision": revision} if revision else {})}
         models.append(_model(task.name, name, task, spec, path))
     return Profile(CLI_PROFILE, "models named by --nlp-model", path, tuple(models))
+
+
+def _cli_source(given: str) -> tuple[str, str | None]:
+    """``SOURCE[@REV]`` of ``--nlp-model``: REV is a function's declared fingerprint or a hub
+    id's revision, as the models file's ``fingerprint`` / ``revision`` keys.  An existing path
+    is a directory whole, '@' included (hub ids and module names have no '@')."""
+    if Path(given).exists() or "@" not in given:
+        return given, None
+    source, _, revision = given.rpartition("@")
+    return source, revision or None
 
 
 def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | None,

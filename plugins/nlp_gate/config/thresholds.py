@@ -34,6 +34,9 @@ class Thresholds:
         self.path = path
         self.profile = profile
         self._sections = sections
+        # The gates came from CLI_GATES, not from ``path`` (a --nlp-model run whose thresholds
+        # file is absent or has no `cli` profile): the run header and results.json say so.
+        self.builtin = False
 
     @property
     def where(self) -> str:
@@ -134,4 +137,6 @@ def cli_thresholds(path: Path, profile: str, pairs: list[tuple[str, str]],
     body = {name: dict(section) for name, section in CLI_GATES.items()}
     if pairs:
         body["comparison"].update(baseline=pairs[0][0], candidate=pairs[0][1])
-    return Thresholds(path, profile, body)
+    gates = Thresholds(path, profile, body)
+    gates.builtin = True
+    return gates

@@ -10,16 +10,25 @@ label mapping, dtype, max length, device type) and the exact input.  Any change 
 fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
 one file safely; the file is bounded by evicting the least recently used fingerprints.
 
+Every stored row carries a checksum of its fingerprint, key and value, checked on read: a row
+edited or damaged in place is a miss (recomputed), never an answer.  A file SQLite cannot read
+is moved aside (``<name>.corrupt-<time>``) and a fresh one started; a fault while the run uses
+it (damage, a full disk) stops the cache for the rest of the run, which goes on computing.
+Each is said once, as a ``PredictionCacheWarning``.
+
 Default location: ``<cache dir>/predictions.sqlite`` (``NLP_GATE_CACHE``, default
 ``<repo>/.cache``); ``--nlp-prediction-cache off`` disables it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 import time
+import warnings
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 # Not in typeshed nor json's documentation, but what json.dumps itself calls for a str
@@ -30,31 +39,72 @@ from typing import Any
 
 import numpy as np
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS predictions (
-    fingerprint TEXT NOT NULL,
-    input TEXT NOT NULL,
-    probs BLOB NOT NULL,
-    PRIMARY KEY (fingerprint, input)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS outcomes (
-    fingerprint TEXT NOT NULL,
-    key TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    PRIMARY KEY (fingerprint, key)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS fingerprints (
-    fingerprint TEXT PRIMARY KEY,
-    description TEXT NOT NULL,
-    last_used REAL NOT NULL
-);
-"""
+# ``PRAGMA user_version`` of the current layout; a file of another one is emptied and rebuilt
+# (2: rows carry their dtype and a checksum).
+_SCHEMA_VERSION = 2
+_TABLES = {
+    "predictions": """CREATE TABLE predictions (
+        fingerprint TEXT NOT NULL,
+        input TEXT NOT NULL,
+        probs BLOB NOT NULL,
+        dtype TEXT NOT NULL,  -- numpy dtype of probs: float64 rows of a function stay float64
+        checksum BLOB NOT NULL,
+        PRIMARY KEY (fingerprint, input)
+    ) WITHOUT ROWID""",
+    "outcomes": """CREATE TABLE outcomes (
+        fingerprint TEXT NOT NULL,
+        key TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        checksum BLOB NOT NULL,
+        PRIMARY KEY (fingerprint, key)
+    ) WITHOUT ROWID""",
+    "fingerprints": """CREATE TABLE fingerprints (
+        fingerprint TEXT PRIMARY KEY,
+        description TEXT NOT NULL,
+        last_used REAL NOT NULL
+    )""",
+}
+_DTYPES = {"f4": np.float32, "f8": np.float64}  # what a row's dtype column may name
 _CHUNK = 500  # SQLite limits the number of bound parameters per statement
 # Eviction frees down to this share of the bound, so that the one VACUUM it costs (a copy of
 # the whole file) comes once per tenth of the bound written, not after every put.
 _EVICT_TO = 0.9
 _WAL_LIMIT = 64 << 20  # what a checkpointed write-ahead log is truncated to
 _TIMEOUT_S = 60.0  # how long a worker waits for another one's write lock
+
+
+class PredictionCacheWarning(UserWarning):
+    """The prediction cache could not be used as it was (damaged, edited, full); the run's
+    numbers are unaffected: what it could not answer was computed."""
+
+
+# What this process already said, per cache file and fault: each is said once per run.
+_SAID: set[tuple[str, str]] = set()
+
+
+def _say_once(path: Path, fault: str, message: str) -> None:
+    if (str(path), fault) not in _SAID:
+        _SAID.add((str(path), fault))
+        warnings.warn(message, PredictionCacheWarning, stacklevel=3)
+
+
+def _checksum(*parts: str | bytes) -> bytes:
+    """blake2b of the parts, each length-prefixed (no two splits of one byte string agree)."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.digest()
+
+
+def _moved(to: Path | None) -> str:
+    return f"moved to {to}" if to else "moved aside by another process"
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file's content is broken (not busy, full or unwritable)."""
+    text = str(exc).lower()
+    return any(s in text for s in ("malformed", "not a database", "decode", "corrupt"))
 
 
 def fingerprint(parts: dict[str, object], files: Iterable[Path]) -> str:
@@ -100,68 +150,230 @@ def _enable_wal(db: sqlite3.Connection) -> None:
             time.sleep(0.05)  # another worker is converting or writing the file
 
 
+def _ensure_schema(db: sqlite3.Connection) -> None:
+    """Create the tables, or rebuild a file of an older layout (its rows have no checksum and
+    cannot be verified: they are dropped, not trusted).  In one write transaction, so two
+    workers opening an old file rebuild it once."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == _SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+            for name, create in _TABLES.items():
+                db.execute(f"DROP TABLE IF EXISTS {name}")
+                db.execute(create)
+            db.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=_TIMEOUT_S, isolation_level=None)
+    try:
+        _enable_wal(db)
+        db.execute("PRAGMA synchronous=NORMAL")
+        # Without a limit the log keeps the size of the largest transaction it ever held: a
+        # VACUUM of a 2 GiB cache left a 2 GiB log beside it.
+        db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
+        _ensure_schema(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class PredictionCache:
+    """One cache file.  Never a reason for a wrong number or an item's traceback: a row whose
+    checksum does not match is a miss (``rejected`` counts them), and a file SQLite cannot use
+    is moved aside or left alone for the rest of the run (``broken``), with one warning."""
+
     def __init__(self, path: Path, max_bytes: int = 512 << 20) -> None:
         self.path = path
         self.max_bytes = max_bytes
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=_TIMEOUT_S, isolation_level=None)
-        _enable_wal(self._db)
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        # Without a limit the log keeps the size of the largest transaction it ever held: a
-        # VACUUM of a 2 GiB cache left a 2 GiB log beside it.
-        self._db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
-        self._db.executescript(_SCHEMA)
+        self.rejected = 0  # rows (and outcomes) read back that failed their checksum
+        self._db: sqlite3.Connection | None = None
+        self._inode: int | None = None  # the file this connection opened
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._open()
+        except sqlite3.Error as exc:
+            if not _is_damage(exc):
+                self._fail(exc)
+                return
+            moved = self._quarantine()
+            try:
+                self._open()
+            except sqlite3.Error as again:
+                self._fail(again)
+                return
+            _say_once(path, "quarantined",
+                      f"prediction cache {path} is damaged ({exc}): {_moved(moved)}, a fresh "
+                      "one started (`--nlp-prediction-cache off` runs without a cache)")
+        except OSError as exc:  # its folder cannot be made
+            self._fail(exc)
+
+    def _open(self) -> None:
+        with contextlib.suppress(OSError):  # the file judged, should SQLite refuse it
+            self._inode = os.stat(self.path).st_ino
+        self._db = _connect(self.path)
+        self._inode = os.stat(self.path).st_ino
+
+    @property
+    def broken(self) -> bool:
+        """Whether the cache stopped for this run (every call is then a miss / no-op)."""
+        return self._db is None
+
+    def _fail(self, exc: Exception) -> None:
+        """Stop using the file for the rest of the run; a damaged one is moved aside so that
+        the next run starts afresh.  The run computes what the cache would have answered."""
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        if isinstance(exc, sqlite3.Error) and _is_damage(exc):
+            moved = self._quarantine()
+            _say_once(self.path, "damaged",
+                      f"prediction cache {self.path} is damaged ({exc}): this run goes on "
+                      f"without it, computing every prediction; {_moved(moved)} "
+                      "(`--nlp-prediction-cache off` runs without a cache)")
+        else:
+            _say_once(self.path, "failed",
+                      f"prediction cache {self.path} cannot be used ({exc}): this run goes on "
+                      "without it, computing every prediction (free space or fix the file's "
+                      "permissions, or `--nlp-prediction-cache off` runs without a cache)")
+
+    def _quarantine(self) -> Path | None:
+        """Rename the damaged file (and its log) to ``<name>.corrupt-<time>``, unless another
+        process already did (the path then names another file: left alone)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        moved = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while moved.exists():  # never over an earlier damaged file (another one this second)
+            n += 1
+            moved = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+        try:
+            if self._inode is not None and os.stat(self.path).st_ino != self._inode:
+                return None
+            for suffix in ("", "-wal", "-shm"):
+                source = Path(f"{self.path}{suffix}")
+                if source.exists():
+                    source.replace(Path(f"{moved}{suffix}"))
+        except OSError:
+            return None
+        return moved
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one call; a fault of SQLite's ends the cache's run (``_fail``)
+        instead of reaching the item.  Callers check ``broken`` first."""
+        assert self._db is not None
+        try:
+            yield self._db
+        except sqlite3.Error as exc:
+            self._fail(exc)
 
     def knows(self, fp: str) -> bool:
         """Whether anything is stored for this fingerprint."""
-        return self._db.execute("SELECT 1 FROM fingerprints WHERE fingerprint=?",
-                                (fp,)).fetchone() is not None
+        if self._db is None:
+            return False
+        with self._guard() as db:
+            return db.execute("SELECT 1 FROM fingerprints WHERE fingerprint=?",
+                              (fp,)).fetchone() is not None
+        return False
 
     def get(self, fp: str, keys: Sequence[str], width: int) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), _CHUNK):
-            chunk = keys[start:start + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT input, probs FROM predictions WHERE fingerprint=? AND input IN ({marks})",
-                (fp, *chunk))
-            for key, blob in rows:
-                row = np.frombuffer(blob, dtype=np.float32)
-                if row.shape == (width,):
-                    found[key] = row.copy()
-        return found
+        if self._db is None:
+            return found
+        with self._guard() as db:
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start:start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    "SELECT input, probs, dtype, checksum FROM predictions "
+                    f"WHERE fingerprint=? AND input IN ({marks})", (fp, *chunk))
+                for key, blob, dtype, checksum in rows:
+                    row = self._verified(fp, key, blob, dtype, checksum, width)
+                    if row is not None:
+                        found[key] = row
+            return found
+        return {}  # the cache failed part way: what it returned may be partial; none used
+
+    def _verified(self, fp: str, key: str, blob: bytes, dtype: str, checksum: bytes,
+                  width: int) -> np.ndarray | None:
+        """The stored row, if it is what was written for (fp, key); else None, counted."""
+        ok = (isinstance(blob, bytes) and isinstance(dtype, str) and dtype in _DTYPES
+              and checksum == _checksum(fp, key, dtype, blob))
+        row = np.frombuffer(blob, dtype=_DTYPES[dtype]) if ok else None
+        if row is not None and row.shape == (width,):
+            return row.copy()
+        self.rejected += 1
+        _say_once(self.path, "checksum",
+                  f"prediction cache {self.path}: stored rows that do not match their checksum "
+                  "(edited or damaged in place) were recomputed, not used")
+        return None
 
     def put(self, fp: str, description: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        if self._db is None:
+            return
+
+        def rows() -> Iterator[tuple[str, str, bytes, str, bytes]]:
+            # float64 rows (a prediction function's) stay float64; the rest is float32.
+            for key, row in sorted(items, key=lambda item: item[0]):
+                dtype = "f8" if np.asarray(row).dtype == np.float64 else "f4"
+                blob = np.asarray(row, dtype=_DTYPES[dtype]).tobytes()
+                yield fp, key, blob, dtype, _checksum(fp, key, dtype, blob)
+
         # In key order, rows are appended to the primary key's B-tree instead of inserted
         # all over it: a quarter less time for a suite's ~170k rows.
-        with self._transaction():
-            self._db.executemany(
-                "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?)",
-                ((fp, key, np.asarray(row, dtype=np.float32).tobytes())
-                 for key, row in sorted(items, key=lambda item: item[0])))
-            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                             (fp, description, time.time()))
-        self._evict()
+        with self._guard() as db, self._transaction(db):
+            db.executemany("INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?)", rows())
+            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                       (fp, description, time.time()))
+        if self._db is not None:
+            with self._guard():
+                self._evict()
 
     def get_outcome(self, fp: str, key: str) -> dict[str, Any] | None:
-        row = self._db.execute("SELECT outcome FROM outcomes WHERE fingerprint=? AND key=?",
-                               (fp, key)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        if self._db is None:
+            return None
+        with self._guard() as db:
+            row = db.execute("SELECT outcome, checksum FROM outcomes WHERE fingerprint=? AND "
+                             "key=?", (fp, key)).fetchone()
+            if row is None:
+                return None
+            outcome, checksum = row
+            if isinstance(outcome, str) and checksum == _checksum(fp, key, outcome):
+                with contextlib.suppress(ValueError):
+                    return dict(json.loads(outcome))
+            self.rejected += 1
+            _say_once(self.path, "checksum",
+                      f"prediction cache {self.path}: stored rows that do not match their "
+                      "checksum (edited or damaged in place) were recomputed, not used")
+        return None
 
     def put_outcome(self, fp: str, description: str, key: str, outcome: dict[str, Any]) -> None:
-        with self._transaction():
-            self._db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
-                             (fp, key, json.dumps(outcome)))
-            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                             (fp, description, time.time()))
+        if self._db is None:
+            return
+        text = json.dumps(outcome)
+        with self._guard() as db, self._transaction(db):
+            db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?)",
+                       (fp, key, text, _checksum(fp, key, text)))
+            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                       (fp, description, time.time()))
 
     def touch(self, fp: str, description: str) -> None:
-        with self._transaction():
-            self._db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                             (fp, description, time.time()))
+        if self._db is None:
+            return
+        with self._guard() as db, self._transaction(db):
+            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                       (fp, description, time.time()))
 
     def _pragma(self, name: str) -> int:
+        assert self._db is not None
         value: int = self._db.execute(f"PRAGMA {name}").fetchone()[0]
         return value
 
@@ -173,33 +385,39 @@ class PredictionCache:
         in use fit ``_EVICT_TO`` of the bound, and one VACUUM follows: once per eviction, not
         once per fingerprint (which, with a full cache of many models, copied the file over
         and over and grew the log by its size each time)."""
+        db = self._db
+        assert db is not None
         page_size = self._pragma("page_size")
         if self._pragma("page_count") * page_size <= self.max_bytes:
             return
-        with self._transaction():
+        with self._transaction(db):
             while ((self._pragma("page_count") - self._pragma("freelist_count")) * page_size
                    > self.max_bytes * _EVICT_TO):
-                oldest = self._db.execute(
+                oldest = db.execute(
                     "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1").fetchone()
                 if oldest is None:
                     break
-                self._db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)
-                self._db.execute("DELETE FROM outcomes WHERE fingerprint=?", oldest)
-                self._db.execute("DELETE FROM fingerprints WHERE fingerprint=?", oldest)
-        self._db.execute("VACUUM")
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)
+                db.execute("DELETE FROM outcomes WHERE fingerprint=?", oldest)
+                db.execute("DELETE FROM fingerprints WHERE fingerprint=?", oldest)
+        db.execute("VACUUM")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    @staticmethod
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(db: sqlite3.Connection) -> Iterator[None]:
         # BEGIN IMMEDIATE takes the write lock up front, so two workers never deadlock
         # upgrading read locks; the connection's timeout makes the other one wait.
-        self._db.execute("BEGIN IMMEDIATE")
+        db.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):  # a broken file may refuse even this
+                db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        db.execute("COMMIT")
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None

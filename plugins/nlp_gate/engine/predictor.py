@@ -13,6 +13,7 @@ torch and transformers are imported inside functions so that collecting the suit
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -44,6 +45,24 @@ FUSED_ACTIVATIONS = {"gelu_new": "gelu_pytorch_tanh"}
 
 class ModelLoadError(RuntimeError):
     """A model that must not be tested; the message says what is wrong and how to fix it."""
+
+
+class UnencodableInput(ValueError):
+    """An input that is not valid Unicode text (a lone surrogate such as '\\ud800'): no
+    tokenizer, cache key or file can hold it, so it is never sent to a model."""
+
+
+def unencodable(x: Any) -> str | None:
+    """The text of an input (a text, a pair, a CheckList case's list of them) that cannot be
+    encoded as UTF-8, if any."""
+    if isinstance(x, (list, tuple)):
+        return next((bad for part in x for bad in [unencodable(part)] if bad is not None), None)
+    if isinstance(x, str) and not x.isascii():
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError:
+            return x
+    return None
 
 
 @dataclass(frozen=True)
@@ -110,7 +129,7 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
         "commit": commit, "labels": spec.labels,
         "dtype": options.dtype, "max_length": options.max_length,
         "device": device.split(":")[0], "torch": version("torch"),
-        "transformers": version("transformers"),
+        "transformers": version("transformers"), "tokenizers": version("tokenizers"),
         **({"config_overrides": overrides} if overrides else {}),
         **({"pruning": pruning} if pruning else {}),
     }, _local_files(location))
@@ -180,7 +199,9 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
             trust_remote_code=False, use_safetensors=None, weights_only=True, **overrides
         )
     except OSError as exc:
-        raise _unreachable(where, spec, exc) from exc
+        # from None: the message holds the cause; the chain holds transformers' and torch's
+        # advice to load the file another way (from_tf=True, weights_only=False)
+        raise _unreachable(where, spec, exc) from None
     check_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
     if tokenizer.pad_token_id is None:
         raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
@@ -216,7 +237,8 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         except OSError as exc:
             return str(_unreachable(where, spec, exc))
         except ValueError as exc:  # e.g. a config class only its own code defines
-            return f"{where}: its config cannot be read without running its code: {exc}"
+            return (f"{where}: its config cannot be read without running its code: "
+                    f"{_without_unsafe_advice(str(exc))}")
         return _config_problem(where, spec, config, f"{location}'s config.json")
     config_file = path / "config.json"
     try:
@@ -225,7 +247,8 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         return f"{where}: {path} has no config.json; it is not a saved transformers checkpoint"
     except ValueError as exc:
         return f"{where}: {config_file} is not valid JSON ({exc})"
-    problem = _config_problem(where, spec, config, str(config_file))
+    problem = _config_problem(where, spec, config, str(config_file)) or _tokenizer_problem(
+        where, path / "tokenizer_config.json")
     if problem:
         return problem
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
@@ -241,6 +264,14 @@ def _config_problem(where: str, spec: ModelSpec, config: dict[str, Any],
         return (f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
                 f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
                 "checkpoint's own code (trust_remote_code=False): use a built-in architecture")
+    model_type = config.get("model_type")
+    if model_type is not None and not _known_model_type(str(model_type)):
+        # transformers could build it only from code shipped with the checkpoint: each item
+        # would fail with its traceback advising trust_remote_code=True.
+        return (f"{where}: {config_file} names model_type {model_type!r}, which transformers "
+                f"{version('transformers')} does not know; its classes would come from code "
+                "shipped with the checkpoint, and nlp-gate never runs a checkpoint's own code "
+                "(trust_remote_code=False): use a built-in architecture")
     if not config.get("id2label") and "num_labels" not in config:
         # save_pretrained leaves out a default label map: transformers' default, 2 labels.
         config = {**config, "num_labels": 2}
@@ -249,6 +280,38 @@ def _config_problem(where: str, spec: ModelSpec, config: dict[str, Any],
     except ModelLoadError as exc:
         return str(exc)
     return None
+
+
+def _tokenizer_problem(where: str, tokenizer_config: Path) -> str | None:
+    """What a checkpoint's ``tokenizer_config.json`` says is wrong, or None: a tokenizer
+    class from code shipped with the checkpoint (``auto_map``), refused as the model's is."""
+    try:
+        raw = json.loads(tokenizer_config.read_text())
+    except FileNotFoundError:
+        return None
+    except ValueError as exc:
+        return f"{where}: {tokenizer_config} is not valid JSON ({exc})"
+    auto_map = raw.get("auto_map") if isinstance(raw, dict) else None
+    if not auto_map:
+        return None
+    names = sorted(auto_map) if isinstance(auto_map, dict) else [str(auto_map)]
+    return (f"{where}: {tokenizer_config} maps its tokenizer to code shipped with the "
+            f"checkpoint (auto_map: {', '.join(names)}); nlp-gate never runs a checkpoint's own "
+            "code (trust_remote_code=False): save the model with a built-in tokenizer")
+
+
+def _known_model_type(model_type: str) -> bool:
+    """Whether transformers has built-in classes for ``model_type``.  Its module folder
+    (``transformers/models/<type>``) answers for almost every type without importing
+    transformers (a second or more at start-up); the few named otherwise ask its mapping."""
+    package = importlib.util.find_spec("transformers")
+    folders = package.submodule_search_locations if package else None
+    module = model_type.replace("-", "_")
+    if folders and any((Path(f) / "models" / module).is_dir() for f in folders):
+        return True
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return model_type in CONFIG_MAPPING_NAMES
 
 
 def _where(spec: ModelSpec) -> str:
@@ -261,9 +324,10 @@ def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
         while cause is not None and (cause.__cause__ or cause.__context__):
             cause = cause.__cause__ or cause.__context__  # the root: why the file failed
         cause = None if cause is exc else cause
+        reason = _without_unsafe_advice(str(cause)) if cause else ""
         return ModelLoadError(
-            f"cannot load {where}: {exc}"
-            + (f"\n  cause: {str(cause).splitlines()[0]}" if cause else "")
+            f"cannot load {where}: {_without_unsafe_advice(str(exc))}"
+            + (f"\n  cause: {reason}" if reason else "")
             + "\n  A pickle-format checkpoint (pytorch_model.bin) is read with torch's "
             "weights-only unpickler, which refuses anything but tensors and plain containers; "
             "re-save the model with save_pretrained() (safetensors).")
@@ -274,6 +338,22 @@ def _unreachable(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadError:
         f"{spec.source}`), point the models file at a local directory, or run the "
         "embedded offline zoo with `--nlp-profile tiny`."
     )
+
+
+# Sentences of transformers' and torch's load errors that advise loading the file another
+# way: for a pickle refused for holding more than tensors, that is advice to run its payload.
+_UNSAFE_ADVICE = re.compile(r"from_tf|weights_only|trust_remote_code|trust the source|"
+                            r"can still be loaded")
+
+
+def _without_unsafe_advice(text: str) -> str:
+    """``text`` (a load error) without its sentences of ``_UNSAFE_ADVICE``: torch's refusal
+    reduced to its ``WeightsUnpickler error`` (what the pickle holds that is not a tensor)."""
+    refused = re.search(r"WeightsUnpickler error: *([^\n]*)", text)
+    if refused:
+        return refused.group(1).strip()
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    return " ".join(s for s in sentences if not _UNSAFE_ADVICE.search(s))
 
 
 def _local_files(location: str) -> list[Path]:
@@ -324,6 +404,12 @@ class Classifier:
     fp16/bf16 on GPU); probabilities come back in task class order.
     """
 
+    dtype: type[np.floating[Any]] = np.float32  # of the rows it returns (softmax in float32)
+    # What the fingerprint stands for: "content" (the checkpoint's files, config and library
+    # versions, hashed), "declared" (a function's version string), "none" (a function without
+    # one: nothing persists beyond the run).
+    fingerprint_source = "content"
+
     def __init__(self, spec: ModelSpec, model: Any, tokenizer: Any, device: str,
                  options: LoadOptions, fingerprint: str = "",
                  cache: PredictionCache | None = None,
@@ -336,6 +422,7 @@ class Classifier:
         self.cache = cache
         self.forward_count = 0  # inputs that went through the model
         self.cache_hits = 0  # inputs answered by the persistent cache
+        self.cache_rejected = 0  # stored rows read back that failed their checksum
         self.truncated = 0  # forwarded inputs longer than max_length, cut to it
         self.max_length = options.max_length  # narrowed to the position table at first pass
         self._model, self._tokenizer = model, tokenizer
@@ -370,11 +457,18 @@ class Classifier:
     def predict_proba(self, inputs: Sequence[ModelInput]) -> np.ndarray:
         keys = [_key(x) for x in inputs]
         todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        bad = next((text for k in todo for text in [unencodable(k)] if text is not None), None)
+        if bad is not None:  # before the cache or the model sees any of the batch
+            raise UnencodableInput(
+                f"{self.spec.key}: input {bad!r} is not valid Unicode text (a lone surrogate "
+                "cannot be encoded as UTF-8); no model is asked about it")
         cached: dict[str, np.ndarray] = {}
         keyed: dict[Hashable, str] = {}  # the cache's key of each input, made once
         if todo and self.cache is not None:
             keyed = {k: input_key(k) for k in todo}
+            rejected = self.cache.rejected
             cached = self.cache.get(self.fingerprint, list(keyed.values()), len(self._order))
+            self.cache_rejected += self.cache.rejected - rejected
             for k, text in keyed.items():
                 if text in cached:
                     self._memo[k] = cached[text]
@@ -390,7 +484,7 @@ class Classifier:
         elif cached and self.cache is not None:
             self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
         if not keys:
-            return np.zeros((0, len(self._order)), dtype=np.float32)
+            return np.zeros((0, len(self._order)), dtype=self.dtype)
         return np.stack([self._memo[k] for k in keys])
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:

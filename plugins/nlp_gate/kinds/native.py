@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import OneModel, Verdict
 from nlp_gate.kinds.checklist.gates import ChecklistGates
 from nlp_gate.kinds.checklist.kind import (
@@ -180,10 +181,19 @@ class NativeKind(ChecklistKind):
     def test_problem(self, info: TestInfo) -> str | None:
         """Why the test function builds no CheckList test, if so: its items (and comparison
         items) error in their setup with that message, before any model loads."""
+        key = (info.suite, info.name)
         try:
-            self.built((info.suite, info.name))
+            test = self.built(key)
         except NativeTestError as exc:
             return str(exc)
+        # Text that is not valid Unicode (a lone surrogate) reaches no model: this test fails
+        # naming the case, the model's other tests run.
+        for i, case in enumerate(test.data):
+            text = unencodable(case)
+            if text is not None:
+                return (f"{self.definitions[key].where}: case {i} ({case!r}) holds text that is "
+                        f"not valid Unicode ({text!r}: a lone surrogate cannot be encoded as "
+                        "UTF-8), so no model can be asked about it; fix or drop the case")
         return None
 
     def built(self, key: tuple[str, str]) -> Any:

@@ -62,7 +62,17 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
             f"passes, {total('checklist_cache_hits')} cache hits, "
             f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
             f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
-            f"({models} models)"] + truncation_lines(engine)
+            f"({models} models)"] + truncation_lines(engine) + run_only_lines(engine)
+
+
+def run_only_lines(engine: list[dict[str, Any]]) -> list[str]:
+    """Function models whose answers this run could not store: no declared fingerprint."""
+    shown = dict.fromkeys(f"{r['dataset']}/{r['model']} "
+                          f"({str(r.get('model_id', '')).removeprefix('predict:')})"
+                          for r in engine if r.get("fingerprint_source") == "none")
+    return [f"nlp-gate: {name} has no declared fingerprint: predictions memoised for this run "
+            "only; declare one (models file fingerprint:, or --nlp-model ...@v3) to reuse them"
+            for name in shown]
 
 
 def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
@@ -72,7 +82,9 @@ def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
     for r in engine:
         name = f"{r['dataset']}/{r['model']}"
         cut[name] = cut.get(name, 0) + int(r.get("truncated_inputs", 0))
-        limit[name] = int(r.get("max_length", 0))
+        if r.get("truncated_inputs"):  # a process that forwarded: its length is the model's
+            # (one answered from the cache never narrowed the default to the position table)
+            limit[name] = int(r.get("max_length", 0))
     shown = [f"{name} {n} (at {limit[name]} tokens)" for name, n in cut.items() if n]
     if not shown:
         return []
@@ -80,8 +92,20 @@ def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
             "forwarded this run): " + ", ".join(shown)]
 
 
+def error_lines(errors: list[dict[str, Any]]) -> list[str]:
+    """The items that ended without a gate verdict, one line per model and cause (pytest's
+    own summary lists each item)."""
+    causes: dict[tuple[str, str], int] = {}
+    for e in errors:
+        key = (", ".join(e["models"]) or "(no model)", (e["message"].strip().splitlines() or [""])[0])
+        causes[key] = causes.get(key, 0) + 1
+    return [f"errored without a gate verdict: {n} item{'s' * (n > 1)} of {models}: {cause}"
+            for (models, cause), n in causes.items()]
+
+
 def summary_lines(tables: list[Table], verdict: ReleaseVerdict, where: dict[str, Path],
-                  engine: list[dict[str, Any]] | None = None) -> list[str]:
+                  engine: list[dict[str, Any]] | None = None,
+                  errors: list[dict[str, Any]] | None = None) -> list[str]:
     lines: list[str] = []
     for table in tables:
         if table.name in TERMINAL_TABLES:
@@ -91,6 +115,7 @@ def summary_lines(tables: list[Table], verdict: ReleaseVerdict, where: dict[str,
                      "— no result (not selected, or errored); n/a every case filtered out; "
                      "† not in the seed's table")
     lines += engine_lines(engine or [])
+    lines += error_lines(errors or [])
     lines.append(verdict.line())
     lines += [f"{name}: {path}" for name, path in where.items()]
     return lines

@@ -2,9 +2,10 @@
 the run's own gates: how many attack items ran (``attacks.min_ran`` of thresholds.yaml,
 recorded in the ``run`` block as ``attack_requirements``).
 
-Items lost with a crashed xdist worker (results.json ``lost``) count as failed.  Other items
-that never produced a record (a model refused to load) are not in here; pytest's exit status
-covers them, so callers pass it along when they have it.
+Items lost with a crashed xdist worker (results.json ``lost``) and items that ended without a
+gate verdict (``errors``: an exception, a model refused at load) count as failed; a run refused
+at start-up (``refused``) fails.  pytest's exit status covers what no record tells (an error
+outside the gated items), so callers pass it along when they have it.
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ class ReleaseVerdict:
     attacks_ran: int = 0  # attack records with status "ran"
     problems: list[str] = field(default_factory=list)  # run gates missed
     lost: int = 0  # items whose worker died while running them
+    # Items whose worker died but whose outcome came after all (xdist ran them again): in
+    # their own section by that outcome; pytest's summary counts each crash as an error too.
+    recovered: int = 0
+    errored: int = 0  # items that ended without a gate verdict (results.json errors)
+    no_results: str | None = None  # why the run has no gated record, when it has none
 
     @property
     def failed(self) -> int:
-        return sum(f for _, f in self.counts.values()) + self.lost
+        return sum(f for _, f in self.counts.values()) + self.lost + self.errored
 
     @property
     def passed(self) -> bool:
@@ -40,11 +46,22 @@ class ReleaseVerdict:
         if attacks:
             # A skipped attack passes no gate: say how many attacked anything at all.
             parts.append(f"{self.attacks_ran} of {attacks} attack items ran")
+        if self.errored:
+            parts.append(f"{self.errored} item{'s' * (self.errored > 1)} errored without a "
+                         "gate verdict (results.json errors), counted as failed")
         if self.lost:
             parts.append(f"{self.lost} item{'s' * (self.lost > 1)} lost with a crashed "
                          "worker, counted as failed")
+        if self.recovered:
+            many = self.recovered > 1
+            crashes = "the crashes as errors" if many else "the crash as an error"
+            parts.append(f"{self.recovered} item{'s' * many} ran again after a worker crash, "
+                         f"counted once by {'their' if many else 'its'} outcome (pytest's "
+                         f"summary also counts {crashes})")
         status = "PASSED" if self.passed else "FAILED"
-        detail = "; ".join(parts + self.problems) or "no gated items ran"
+        detail = "; ".join(parts + self.problems) or (
+            f"no results in this run ({self.no_results})" if self.no_results
+            else "no gated items ran")
         if self.exitstatus and not self.failed and not self.problems:
             detail += f"; pytest exit status {self.exitstatus} (errors outside the gates)"
         return f"release gate {status}: {detail}"
@@ -58,10 +75,15 @@ def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVe
     attacks = results.get("attacks", [])
     ran = sum(r.get("status") == "ran" for r in attacks)
     return ReleaseVerdict(counts, exitstatus, ran, _run_gate_problems(results, ran),
-                          len(results.get("lost", [])))
+                          len(results.get("lost", [])), len(results.get("recovered", [])),
+                          errored=len(results.get("errors", [])),
+                          no_results=results.get("no_results"))
 
 
 def _run_gate_problems(results: dict[str, Any], ran: int) -> list[str]:
+    refused = results.get("refused")
+    if refused:  # nothing ran: the start-up message is the whole story
+        return [f"no results in this run (refused at start-up: {refused.splitlines()[0]})"]
     interrupted = ["run interrupted: only the items that finished are recorded"
                    ] if results.get("interrupted") else []
     return interrupted + _min_ran_problems(results, ran)

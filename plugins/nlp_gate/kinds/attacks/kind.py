@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from nlp_gate.config import at_least
 from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
@@ -44,15 +45,16 @@ class AttackKind(ItemKind[AttackCase]):
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
-        group.addoption("--nlp-attack-examples", type=int, default=10,
+        group.addoption("--nlp-attack-examples", type=at_least(1), default=10,
                         help="examples attacked per recipe and model (default: %(default)s, "
                              "as the seed report)")
         group.addoption("--nlp-attack-seed", type=int, default=765,
                         help="TextAttack's random seed (default: %(default)s, TextAttack's own)")
-        group.addoption("--nlp-attack-query-budget", type=int, default=DEFAULT_QUERY_BUDGET,
+        group.addoption("--nlp-attack-query-budget", type=at_least(0, " (0: unlimited)"),
+                        default=DEFAULT_QUERY_BUDGET,
                         help="model queries allowed per attacked example (default: "
                              "%(default)s; 0: unlimited, TextAttack's default and the seed's)")
-        group.addoption("--nlp-attack-batch-size", type=int, default=32,
+        group.addoption("--nlp-attack-batch-size", type=at_least(1), default=32,
                         help="inputs per model call inside an attack (default: %(default)s)")
         group.addoption("--nlp-attack-dataset", action="append", default=[],
                         help="dataset of the profile to attack (repeatable; default: rte)")

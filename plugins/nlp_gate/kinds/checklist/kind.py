@@ -312,7 +312,10 @@ class ChecklistKind(ItemKind[ChecklistCase]):
         inputs: list[Any] = []
         for case in self.session.selected[self.name]:
             assert isinstance(case, self.case_type)
-            if case.model.key == key and self.stored_outcome(case.info, classifier) is None:
+            # A test that cannot run (test_problem: e.g. a case no tokenizer can encode)
+            # keeps its inputs out of the model's shared pass: it fails alone.
+            if (case.model.key == key and self.test_problem(case.info) is None
+                    and self.stored_outcome(case.info, classifier) is None):
                 inputs += self.examples(case.info)
         classifier.predict_proba(inputs)
 

@@ -1,0 +1,58 @@
+"""A signal the user or the CI runner sends to the run's process group is an interruption,
+with and without xdist: a terminal's Ctrl-C is SIGINT to the whole group, a CI job's
+time-out SIGTERM to it, so xdist's workers get it too.  The run ends with exit 2, a
+results.json marked ``"interrupted": true`` that keeps every finished item's record and
+loses none, and its verdict line; no worker is reported as crashed, none replaced."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from fixtures.slow_items import SlowRun
+
+pytestmark = pytest.mark.slow
+
+
+def _assert_interrupted(run: SlowRun, out: str) -> None:
+    assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    results = run.json()
+    assert results["interrupted"] is True
+    assert not results.get("lost"), results.get("lost")
+    assert "crashed" not in out and "replacing" not in out, out[-3000:]
+    records = results["records"]
+    assert len(records) == len(re.findall(r"\bPASSED\b", out)), out[-3000:]
+    assert f"release gate FAILED: 0 of {len(records)} CheckList items over their gate; run " \
+           "interrupted: only the items that finished are recorded" in out, out[-3000:]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_process_group_interrupts_the_run(
+        tmp_path: Path, workers: int, sig: signal.Signals) -> None:
+    run = SlowRun(tmp_path, workers)
+    out = run.act_after(3, lambda: os.killpg(run.proc.pid, sig))
+    _assert_interrupted(run, out)
+    assert len(run.json()["records"]) >= 3
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_second_signal_stops_at_once_still_as_an_interruption(tmp_path: Path,
+                                                                workers: int) -> None:
+    """The second SIGINT (a user pressing Ctrl-C again) ends the running items too: the
+    run is still interrupted, with the records of the items that had finished.  (Were the
+    two signals delivered as one, the run stops after its running items: the same claims.)"""
+    run = SlowRun(tmp_path, workers, delay=2.0)
+
+    def twice() -> None:
+        os.killpg(run.proc.pid, signal.SIGINT)
+        time.sleep(0.5)  # within the running items (2 s each): the second signal cuts them
+        os.killpg(run.proc.pid, signal.SIGINT)
+
+    out = run.act_after(2, twice)
+    _assert_interrupted(run, out)
