@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.predictor import ModelLoadError, check_classifier
-from nlp_gate.kinds.checklist.run import binary_to_three_class
+from nlp_gate.kinds.checklist.run import NEUTRAL_MARGIN, binary_to_three_class
 
 SPEC = load_profile("paper").get("sst2", "bert")
 CLASSIFIER = {"architectures": ["BertForSequenceClassification"],
@@ -47,8 +47,20 @@ def test_output_count_must_match_the_task() -> None:
 def test_neutral_band_is_one_third_to_two_thirds(p: list[float]) -> None:
     p_pos = np.array(p)
     preds, confs = binary_to_three_class(p_pos)
-    assert np.allclose(confs.sum(axis=1), 1)
     expected = np.where(p_pos < 1 / 3, 0, np.where(p_pos > 2 / 3, 2, 1))
-    # At the exact band edges the two classes tie; CheckList's argmax picks the lower index.
+    # Exactly on an edge CheckList's README arithmetic takes no branch: an all-zero row,
+    # which its argmax reads as negative.  Near an edge the two classes all but tie.
+    exact = (p_pos == 0.5 - NEUTRAL_MARGIN / 2) | (p_pos == 0.5 + NEUTRAL_MARGIN / 2)
+    assert (preds[exact] == 0).all() and (confs[exact] == 0).all()
+    assert np.allclose(confs[~exact].sum(axis=1), 1)
     edge = np.isclose(p_pos, 1 / 3) | np.isclose(p_pos, 2 / 3)
     assert (preds[~edge] == expected[~edge]).all()
+
+
+def test_band_edges_read_as_checklists_readme_reads_them() -> None:
+    # In float64, 0.5 + 1/6 == 2/3 (no branch: all zero), while 0.5 - 1/6 lies just above
+    # 1/3 (so 1/3 is plainly negative), as in CheckList's own snippet.
+    preds, confs = binary_to_three_class(np.array([1 / 3, 2 / 3, 0.5, 0.2, 0.8]))
+    assert preds.tolist() == [0, 0, 1, 0, 2]
+    assert confs[1].tolist() == [0, 0, 0]
+    assert confs[0].tolist() == [1 - 1 / 3, 0, 1 / 3]

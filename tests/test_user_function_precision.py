@@ -3,8 +3,10 @@
 A function's float64 probabilities keep their precision through the memo, the prediction cache
 and the expectation: for a model whose p(positive) sits exactly on CheckList's neutral-band
 edges (1/3, 2/3), the plugin's fail counts equal CheckList's own ``run`` + ``get_stats`` on
-the function's outputs (a float32 cast moves 2/3 off the edge: a tie that argmax gives to
-"neutral" becomes "positive")."""
+the function's outputs, converted to three classes by the snippet CheckList's README gives for
+binary sentiment models (copied below to the letter, not the project's code).  A float32 cast
+moves 2/3 off the edge: a row CheckList reads as negative (no branch of its snippet takes
+p == 2/3) became neutral."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from fixtures.gate_run import REPO, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 from nlp_gate import suites as cr
 from nlp_gate.engine.prediction_cache import PredictionCache, input_key
-from nlp_gate.kinds.checklist.run import binary_to_three_class
 
 # p(positive) exactly 2/3 with a positive word, exactly 1/3 with a negative one, else 1/2.
 EDGE_FUNCTION = '''
@@ -45,13 +46,35 @@ def predict(texts):
 SAMPLE, SEED = 200, 1
 
 
+def checklist_readme_pred_and_conf(pr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CheckList's README, "binary sentiment models": its conversion, line for line."""
+    pp = np.zeros((pr.shape[0], 3))
+    margin_neutral = 1 / 3.
+    mn = margin_neutral / 2.
+    neg = pr < 0.5 - mn
+    pp[neg, 0] = 1 - pr[neg]
+    pp[neg, 2] = pr[neg]
+    pos = pr > 0.5 + mn
+    pp[pos, 0] = 1 - pr[pos]
+    pp[pos, 2] = pr[pos]
+    neutral_pos = (pr >= 0.5) * (pr < 0.5 + mn)
+    pp[neutral_pos, 1] = 1 - (1 / margin_neutral) * np.abs(pr[neutral_pos] - 0.5)
+    pp[neutral_pos, 2] = 1 - pp[neutral_pos, 1]
+    neutral_neg = (pr < 0.5) * (pr > 0.5 - mn)
+    pp[neutral_neg, 1] = 1 - (1 / margin_neutral) * np.abs(pr[neutral_neg] - 0.5)
+    pp[neutral_neg, 0] = 1 - pp[neutral_neg, 1]
+    preds = np.argmax(pp, axis=1)
+    return preds, pp
+
+
 def _checklist_counts(tests: list[str], p_positive: Any) -> dict[str, tuple[int, float]]:
     """CheckList's own failures and fail rate per released sentiment test, on the function's
-    float64 outputs through the project's documented neutral-band conversion."""
+    float64 outputs through CheckList's README conversion."""
     suite = cr.load_suite("sentiment", cr.locate("sentiment", cr.default_search_dirs(REPO)))
 
     def predict(data: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        return binary_to_three_class(np.array([p_positive(t) for t in data], dtype=np.float64))
+        return checklist_readme_pred_and_conf(
+            np.array([p_positive(t) for t in data], dtype=np.float64))
 
     counts = {}
     for name in tests:

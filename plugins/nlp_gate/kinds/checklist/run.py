@@ -28,9 +28,12 @@ NEUTRAL_MARGIN = 1 / 3
 def binary_to_three_class(p_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CheckList's documented conversion of binary sentiment probabilities to 3 classes.
 
-    Same arithmetic as the conversion in CheckList's README for binary sentiment models:
-    outside the band the confidence is split between negative and positive; inside it,
-    neutral gets 1 at p=0.5 and falls linearly to 0 at the band's edges.
+    The arithmetic of the conversion in CheckList's README for binary sentiment models, to
+    the letter: outside the band the confidence is split between negative and positive;
+    inside it, neutral gets 1 at p=0.5 and falls linearly to 0 at the band's edges.  The
+    edges themselves (p exactly 1/3 or 2/3, as a function returning float64 can give) belong
+    to no branch there, so their row stays all zero and argmax reads it as negative: kept,
+    so that the fail rates are CheckList's own on such a model too.
     """
     half = NEUTRAL_MARGIN / 2
     pp = np.zeros((p_pos.shape[0], 3))
@@ -39,8 +42,8 @@ def binary_to_three_class(p_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for mask in (neg, pos):
         pp[mask, 0] = 1 - p_pos[mask]
         pp[mask, 2] = p_pos[mask]
-    neutral_pos = (p_pos >= 0.5) & ~pos
-    neutral_neg = (p_pos < 0.5) & ~neg
+    neutral_pos = (p_pos >= 0.5) & (p_pos < 0.5 + half)
+    neutral_neg = (p_pos < 0.5) & (p_pos > 0.5 - half)
     for mask, side in ((neutral_pos, 2), (neutral_neg, 0)):
         pp[mask, 1] = 1 - (1 / NEUTRAL_MARGIN) * np.abs(p_pos[mask] - 0.5)
         pp[mask, side] = 1 - pp[mask, 1]
