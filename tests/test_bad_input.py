@@ -1,6 +1,6 @@
 """Bad input stops the run once, before any item runs: exit 4 (pytest's usage error), one
 message whose first line names the file and the fix, no traceback; with and without xdist.
-One row per row of the README table "When something is wrong"."""
+One row per row of the table in docs/guide/troubleshooting.md, "When something is wrong"."""
 
 from __future__ import annotations
 

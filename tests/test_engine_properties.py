@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
-from nlp_gate.engine.prediction_cache import input_key
+from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.predictor import (
     Classifier,
     LoadOptions,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.engine.predictor import ModelLoadError, check_classifier
+from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
 from nlp_gate.kinds.checklist.run import NEUTRAL_MARGIN, binary_to_three_class
 
 SPEC = load_profile("paper").get("sst2", "bert")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.kinds.comparison import rejudge
+from nlp_gate.comparison_stats import rejudge
 from nlp_gate.shard import Shard, ShardError, assign
 
 from fixtures.gate_run import REPO

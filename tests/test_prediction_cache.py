@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nlp_gate.config.profiles import ModelSpec, load_profile
-from nlp_gate.engine.prediction_cache import PredictionCache, input_key
+from nlp_gate.engine.keys import input_key
+from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import (
     Classifier,
     LoadOptions,

@@ -20,7 +20,8 @@ import pytest
 from fixtures.gate_run import REPO, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 from nlp_gate import suites as cr
-from nlp_gate.engine.prediction_cache import PredictionCache, input_key
+from nlp_gate.engine.keys import input_key
+from nlp_gate.engine.prediction_cache import PredictionCache
 
 # p(positive) exactly 2/3 with a positive word, exactly 1/3 with a negative one, else 1/2.
 EDGE_FUNCTION = '''

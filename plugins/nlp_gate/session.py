@@ -12,115 +12,42 @@ import json
 import re
 from argparse import Namespace
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
-
-import pytest
+from typing import Any
 
 from nlp_gate.config.profiles import (
     CLI_PROFILE,
-    DEFAULT_PROFILE,
     ModelSpec,
     Profile,
     cli_profile,
     load_profile,
 )
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.function_model import load_function_classifier, preflight_function
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
-from nlp_gate.engine.predictor import (
-    Classifier,
-    LoadOptions,
-    ModelLoadError,
-    checkpoint_label_names,
-    load_classifier,
-    preflight,
-    worker_index,
-    zoo_location,
-)
+from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
+from nlp_gate.engine.predictor import Classifier, load_classifier, worker_index, zoo_location
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.options import Options
 from nlp_gate.results import ResultStore, package_versions
-from nlp_gate.shard import Shard, weights_size
+from nlp_gate.shard import weights_size
 
-K = TypeVar("K", bound=ItemKind[Any])
-
-@dataclass(frozen=True)
-class Options:
-    """The run's settings, with every default resolved against pytest's rootdir."""
-
-    rootdir: Path
-    profile: str
-    models_file: Path | None  # None: the packaged profiles
-    thresholds: Path
-    sample: int | None
-    seed: int
-    load: LoadOptions
-    results: Path
-    cache_dir: Path
-    zoo_dir: Path
-    data_dir: Path | None  # offline evaluation sets (accuracy and attack items)
-    # Whether this process runs every item of a model it runs any item of: true without
-    # xdist and under ``--dist loadgroup`` (items carry ``xdist_group(model key)``).  Only
-    # then may a worker predict all of a model's inputs up front.
-    owns_whole_models: bool = True
-    release_suites: bool = False  # ini nlp_gate_release_suites: the packaged items are on
-    shard: Shard | None = None  # --nlp-shard K/N: this run's part of the items
-    cli_models: tuple[str, ...] = ()  # --nlp-model TASK=SOURCE: the profile, without a file
-
-    @classmethod
-    def from_config(cls, config: pytest.Config) -> Options:
-        opt, root = config.option, config.rootpath
-
-        def ini_path(name: str) -> Path | None:
-            value = config.getini(name)
-            return root / value if value else None
-
-        cache = cache_dir(root)
-        cache_file = {None: cache / "predictions.sqlite", "off": None}.get(
-            opt.nlp_prediction_cache, Path(str(opt.nlp_prediction_cache)))
-        return cls(
-            rootdir=root,
-            profile=opt.nlp_profile or config.getini("nlp_gate_profile") or DEFAULT_PROFILE,
-            models_file=opt.nlp_models_file or ini_path("nlp_gate_models_file"),
-            thresholds=opt.nlp_thresholds or root / "thresholds.yaml",
-            sample=opt.nlp_sample,
-            seed=opt.nlp_seed,
-            load=LoadOptions(device=opt.nlp_device, dtype=opt.nlp_dtype,
-                             batch_size=opt.nlp_batch_size, cache=cache_file,
-                             cache_max_mb=opt.nlp_cache_max_mb),
-            results=opt.nlp_results or root / "reports" / "results.json",
-            cache_dir=cache,
-            zoo_dir=zoo_dir(root),
-            data_dir=opt.nlp_data_dir,
-            owns_whole_models=owns_whole_models(config),
-            release_suites=bool(config.getini("nlp_gate_release_suites")),
-            shard=opt.nlp_shard,
-            cli_models=tuple(opt.nlp_model),
-        )
-
-
-def owns_whole_models(config: pytest.Config) -> bool:
-    """Whether each process runs all items of the models it runs (see ``Options``).
-
-    xdist workers see ``dist="no"`` and the controller's choice in ``loadgroup``, the option
-    xdist sets on every worker to decide whether to group items by ``xdist_group``.
-    """
-    if not hasattr(config, "workerinput"):
-        return True  # the controller runs nothing under xdist; without xdist, everything
-    return bool(getattr(config.option, "loadgroup", False))
+__all__ = ["Options", "Session"]  # Options: plugin.py reads it here (nlp_gate.options)
 
 
 class Session:
+    """The run's state; also every kind's ``KindContext`` (``nlp_gate.kinds.context``): the
+    kinds see the run through that protocol only, never through this class."""
+
     def __init__(self, options: Options, option: Namespace) -> None:
         self.options = options
         self.results = ResultStore()
-        self.kinds: dict[str, ItemKind[Any]] = {k.name: k(self, option) for k in KINDS}
+        # Each kind reads its own command-line options once, here (``ItemKind.create``).
+        self.kinds: dict[str, ItemKind[Any]] = {k.name: k.create(self, option) for k in KINDS}
         # The selected items' cases, per kind: what to load and what to prefetch.
         self.selected: dict[str, list[Case]] = {name: [] for name in self.kinds}
         self.classifiers: dict[str, Classifier] = {}
@@ -133,12 +60,10 @@ class Session:
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
 
-    def kind(self, kind_type: type[K]) -> K:
-        """The run's instance of a registered kind, typed (kinds build on each other: the
-        comparison and native kinds on the CheckList kind)."""
-        kind = self.kinds[kind_type.name]
-        assert isinstance(kind, kind_type)
-        return kind
+    def kind(self, name: str) -> ItemKind[Any]:
+        """The run's instance of the registered kind ``name``, as the interface: how kinds
+        that build on another's tests (comparison, search, native) reach it."""
+        return self.kinds[name]
 
     # -- config ---------------------------------------------------------------------------
     @cached_property
@@ -298,10 +223,9 @@ class Session:
         return {m.key: weights_size(self.location(m)) for m in self.profile.models}
 
     def kind_of(self, case: Case) -> ItemKind[Any]:
-        """The kind whose case type ``case`` is (exactly: a native case is a CheckList case
-        with its own marks, but native items are the native kind's)."""
+        """The kind whose case type ``case`` is (the kinds' case types are unrelated)."""
         for kind in self.kinds.values():
-            if type(case) is kind.case_type:
+            if isinstance(case, kind.case_type):
                 return kind
         raise TypeError(f"{case!r} is no case of a registered item kind ({', '.join(self.kinds)})")
 
@@ -316,12 +240,10 @@ class Session:
         return verdict
 
     def check(self, case: Case) -> Verdict:
-        """Run one item: its verdict, recorded for results.json."""
+        """Run one item: its verdict, recorded for results.json.  A model refused at load
+        raises its ``ModelLoadError`` (``outcome.Check`` fails the item with it)."""
         kind = self.kind_of(case)
-        try:
-            verdict = kind.run(case, self)
-        except ModelLoadError as exc:
-            pytest.fail(f"model refused: {exc}", pytrace=False)
+        verdict = kind.run(case, self)
         self._record(case, kind, verdict)
         return verdict
 

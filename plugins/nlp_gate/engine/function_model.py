@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.engine.predictor import Classifier, LoadOptions, ModelLoadError
+from nlp_gate.engine.checkpoint import ModelLoadError
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.prediction_cache import PredictionCache
 
 PredictFunction = Callable[[list[Any]], Any]

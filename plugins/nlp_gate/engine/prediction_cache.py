@@ -5,7 +5,7 @@ Two tables per model fingerprint: ``predictions`` (probabilities per exact input
 file, the test, sample, seed and the harness code).  With both, a re-run of unchanged models
 neither predicts nor re-evaluates CheckList's expectations.
 
-Entries are keyed by a model *fingerprint* (weights content or hub commit, tokenizer files,
+Entries are keyed (``keys``) by a model *fingerprint* (weights content or hub commit, tokenizer files,
 label mapping, dtype, max length, device type) and the exact input.  Any change of the
 fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
 one file safely; the file is bounded by evicting the least recently used fingerprints.
@@ -29,11 +29,8 @@ import os
 import sqlite3
 import time
 import warnings
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-# Not in typeshed nor json's documentation, but what json.dumps itself calls for a str
-# (the C encoder, since Python 2.6); tests/test_prediction_cache.py checks they agree.
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -105,32 +102,6 @@ def _is_damage(exc: sqlite3.Error) -> bool:
     """Whether SQLite says the file's content is broken (not busy, full or unwritable)."""
     text = str(exc).lower()
     return any(s in text for s in ("malformed", "not a database", "decode", "corrupt"))
-
-
-def fingerprint(parts: dict[str, object], files: Iterable[Path]) -> str:
-    """sha256 over the described settings and the content of ``files`` (sorted by name)."""
-    h = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
-    for path in sorted(files, key=lambda p: p.name):
-        h.update(path.name.encode())
-        with path.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()
-
-
-def input_key(x: Hashable) -> str:
-    """Exact, unambiguous text key of one input (a text or a pair of texts): its JSON text,
-    ``json.dumps(x, ensure_ascii=False)``.
-
-    Texts and pairs of texts are encoded with the json module's own string encoder, which is
-    what ``json.dumps`` calls for them, without its per-call setup: a third of the time, for
-    the same key (a suite asks ~170k keys of each model).
-    """
-    if isinstance(x, str):
-        return encode_basestring(x)
-    if isinstance(x, tuple) and all(isinstance(part, str) for part in x):
-        return "[" + ", ".join(map(encode_basestring, x)) + "]"
-    return json.dumps(x, ensure_ascii=False)
 
 
 def _enable_wal(db: sqlite3.Connection) -> None:

@@ -27,6 +27,7 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
+from nlp_gate.records import ACCURACY
 from nlp_gate.stats import wilson_interval
 
 GATE_KEYS = ("min_accuracy", "datasets", "overrides")
@@ -115,16 +116,16 @@ class AccuracyKind(ItemKind[AccuracyCase]):
     name = "accuracy"
     argname = "accuracy_case"
     section = "accuracy"
-    records = "accuracy"
+    records = ACCURACY.key
     case_type = AccuracyCase
     markers = {"accuracy": "Table 1 accuracy item (one per model)"}
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> AccuracyGates:
-        profile = self.session.profile
+        profile = self.context.profile
         return AccuracyGates(section, set(profile.datasets), set(profile.model_names), where)
 
     def cases(self) -> list[AccuracyCase]:
-        return [AccuracyCase(i, spec) for i, spec in enumerate(self.session.profile.models)]
+        return [AccuracyCase(i, spec) for i, spec in enumerate(self.context.profile.models)]
 
     def labels(self, case: AccuracyCase) -> Labels:
         return Labels("accuracy", case.model.dataset, case.model.name,
@@ -134,7 +135,7 @@ class AccuracyKind(ItemKind[AccuracyCase]):
         """Score the model and judge it against its gate."""
         # The data first: on a machine without the hub, say which data set is missing and how
         # to provide it, even when the models cannot be loaded either.
-        data = self.session.eval_set(case.model)
+        data = self.context.eval_set(case.model)
         if isinstance(data, EvalDataMissing):
             return Verdict(None, str(data))
         predicted = models[case.model].predict_proba(data.inputs).argmax(axis=1)
@@ -146,7 +147,7 @@ class AccuracyKind(ItemKind[AccuracyCase]):
         if gate is None:
             message: str | None = (
                 f"no accuracy gate configured for {case.model.dataset}/{case.model.name} in "
-                f"{self.session.options.thresholds} (profile {self.session.profile.name!r}); "
+                f"{self.context.options.thresholds} (profile {self.context.profile.name!r}); "
                 "add min_accuracy to its accuracy section")
         else:
             message = gate.fails(accuracy)

@@ -6,6 +6,11 @@ models it names and judges the result against its section of ``thresholds.yaml``
 markers, parametrization, start-up validation as a usage error, model loading, Allure
 labels, results.json records and their xdist hand-off, failing or skipping the item, the
 terminal summary.  Kinds are registered in one place: ``nlp_gate.kinds.KINDS``.
+
+A kind sees the run through its ``KindContext`` (``nlp_gate.kinds.context``) and other kinds
+only through this interface, by name: the comparison kind pairs the outcomes of whichever
+kind's tests a case names (``checklist_tests``), and a native test function carries the
+comparison and search kinds' items for it (``cases_for_test``).
 """
 
 from __future__ import annotations
@@ -15,33 +20,18 @@ from argparse import Namespace
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import pytest
 
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.kinds.context import Case, CheckListTests, KindContext
 
 if TYPE_CHECKING:
     from nlp_gate.engine.predictor import Classifier
-    from nlp_gate.session import Session
+    from nlp_gate.suites.catalog import TestInfo
 
-
-class Case(Protocol):
-    """One pytest item's parameter."""
-
-    @property
-    def position(self) -> int:
-        """Its index in the kind's parametrization: records are written in this order."""
-
-    @property
-    def id(self) -> str:
-        """The pytest id, e.g. ``sentiment/Typos/sst2/bert``."""
-
-    @property
-    def models(self) -> tuple[ModelSpec, ...]:
-        """Every model the item runs; the core loads them (all selected ones, once)."""
-
-    def marks(self) -> list[pytest.MarkDecorator]: ...
+__all__ = ["Attachment", "Case", "ItemKind", "Labels", "Models", "OneModel", "Verdict"]
 
 
 class OneModel:
@@ -110,13 +100,18 @@ class ItemKind(ABC, Generic[C]):
     markers: ClassVar[Mapping[str, str]]  # marker -> help line
     case_type: ClassVar[type]  # the type of its cases
 
-    def __init__(self, session: Session, option: Namespace) -> None:
-        self.session = session
-        self.option = option
+    def __init__(self, context: KindContext) -> None:
+        self.context = context
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
         """Its ``--nlp-*`` options, in the ``nlp-gate`` group."""
+
+    @classmethod
+    def create(cls, context: KindContext, option: Namespace) -> Self:
+        """The kind, with its options (those ``add_options`` declared) read from pytest's
+        namespace into its own typed settings: the one place a kind sees the namespace."""
+        return cls(context)
 
     @abstractmethod
     def parse_gates(self, section: Mapping[str, Any], where: str) -> Any:
@@ -124,7 +119,7 @@ class ItemKind(ABC, Generic[C]):
 
     @cached_property
     def gates(self) -> Any:
-        thresholds = self.session.thresholds
+        thresholds = self.context.thresholds
         return self.parse_gates(thresholds.section(self.section), thresholds.where)
 
     @abstractmethod
@@ -172,3 +167,16 @@ class ItemKind(ABC, Generic[C]):
     def metadata(self) -> dict[str, Any]:
         """What it adds to results.json's ``run`` block (e.g. suite checksums)."""
         return {}
+
+    # -- what other kinds build on ---------------------------------------------------------
+    def checklist_tests(self) -> CheckListTests | None:
+        """The CheckList tests its items run, for the kinds that pair or search their
+        outcomes (a comparison case names its source kind); None: it runs none."""
+        return None
+
+    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
+                       first: int) -> list[Case]:
+        """Its items for one test of kind ``source`` on ``specs`` (positions from ``first``),
+        parametrized with that test's own function (a native test carries its comparisons
+        and searches); none by default."""
+        return []

@@ -30,11 +30,13 @@ to the baseline changes nothing.
 
 Without a baseline and a candidate there are no comparison items.  BH needs every p-value of
 the run, so the first comparison item computes all selected comparisons; all of them share one
-xdist group, so that happens once, on one worker.
+xdist group, so that happens once, on one worker.  The statistics and the verdict are
+``nlp_gate.comparison_stats`` (pytest-free: the merge of sharded runs re-judges with it).
 """
 
 from __future__ import annotations
 
+from argparse import Namespace
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -48,40 +50,28 @@ from nlp_gate.config.thresholds import (
     raise_problems,
     unknown_names,
 )
-from nlp_gate.kinds.base import ItemKind, Labels, Models, Verdict
-from nlp_gate.kinds.checklist import ChecklistKind
-from nlp_gate.kinds.checklist.kind import CAPABILITIES, suite_marks
-from nlp_gate.kinds.checklist.run import Outcome
-from nlp_gate.stats import (
-    PairedCounts,
-    benjamini_hochberg,
-    mcnemar_exact,
-    paired_difference,
+from nlp_gate.comparison_stats import (
+    Comparison,
+    ComparisonConfig,
+    judge,
+    pair_outcomes,
+    worse_than_all,
 )
+from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.checklist.items import OnModelTest
+from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
+from nlp_gate.kinds.context import CheckListTests, KindContext
+from nlp_gate.records import COMPARISONS
+from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo
+
+__all__ = ["ComparisonCase", "ComparisonConfig", "ComparisonKind", "judge", "pair_outcomes",
+           "parse_config", "worse_than_all"]  # the statistics: their tests import them here
 
 Pair = tuple[ModelSpec, ModelSpec, tuple[ModelSpec, ...]]  # candidate, baseline, reseeds
 XDIST_GROUP = "nlp-comparison"
 SECTION_KEYS = ("baseline", "candidate", "reseeds", "alpha", "tolerance")
 DEFAULT_ALPHA = 0.05
-MAX_LISTED_CASES = 10
-
-
-@dataclass(frozen=True)
-class ComparisonConfig:
-    baseline: str
-    candidate: str
-    alpha: float
-    tolerance_default: float  # percentage points
-    tolerance_capabilities: Mapping[str, float]
-    reseeds: tuple[str, ...] = ()  # clean retrainings of the baseline
-
-    def tolerance(self, capability: str) -> tuple[float, str]:
-        """The capability's δ and the thresholds.yaml rule that set it."""
-        if capability in self.tolerance_capabilities:
-            return (self.tolerance_capabilities[capability],
-                    f"comparison.tolerance.capabilities.{capability}")
-        return self.tolerance_default, "comparison.tolerance.default"
 
 
 def parse_config(section: Mapping[str, Any], baseline: str | None, candidate: str | None,
@@ -159,44 +149,16 @@ class ComparisonCase:
 
 
 @dataclass(frozen=True)
-class ComparisonRecord:
-    suite: str
-    task: str
-    capability: str
-    test: str
-    type: str
-    dataset: str
-    baseline: str
-    candidate: str
-    n_cases: int  # cases run, and not filtered, on both models
-    baseline_fail_rate: float | None  # percent, over the paired cases
-    candidate_fail_rate: float | None
-    delta: float | None  # percentage points, candidate - baseline
-    ci_low: float | None  # 95% Newcombe interval of delta
-    ci_high: float | None
-    worse: int  # cases the candidate fails and the baseline passes
-    better: int  # cases the candidate passes and the baseline fails
-    p_value: float | None  # exact McNemar, two-sided; with reseeds the intersection-union p
-    p_adjusted: float | None  # Benjamini-Hochberg across the run's comparisons
-    excess: float | None  # pp over the nearest clean model: delta, or with reseeds the least
-    reseeds: list[dict[str, Any]]  # per reseed: model, fail_rate, delta, worse, better, p_value
-    alpha: float
-    tolerance: float  # percentage points
-    verdict: str  # worse | worse within tolerance | better | no significant difference | ...
-    passed: bool | None  # None: skipped, no case was run on both models
-
-
-@dataclass(frozen=True)
-class Comparison:
-    record: ComparisonRecord
-    message: str | None  # why the item fails (or skips); None when the gate passed
+class ComparisonOptions:
+    baseline: str | None  # --nlp-baseline: overrides comparison.baseline
+    candidate: str | None  # --nlp-candidate
 
 
 class ComparisonKind(ItemKind[ComparisonCase]):
     name = "comparison"
     argname = "comparison_case"
     section = "comparison"
-    records = "comparisons"
+    records = COMPARISONS.key
     case_type = ComparisonCase
     markers = {"regression": "candidate-vs-baseline comparison item"}
 
@@ -209,24 +171,29 @@ class ComparisonKind(ItemKind[ComparisonCase]):
                         help="model name released in place of the baseline (default: "
                              "comparison.candidate in thresholds.yaml)")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    @classmethod
+    def create(cls, context: KindContext, option: Namespace) -> ComparisonKind:
+        return cls(context, ComparisonOptions(option.nlp_baseline, option.nlp_candidate))
+
+    def __init__(self, context: KindContext, options: ComparisonOptions) -> None:
+        super().__init__(context)
+        self.options = options
         self._done: dict[str, Comparison] = {}
 
-    def source(self, case: ComparisonCase) -> ChecklistKind:
-        """The kind whose outcomes the case pairs (and shares with that kind's items)."""
-        kind = self.session.kinds[case.source]  # by name: the native kind builds on this one
-        assert isinstance(kind, ChecklistKind)
-        return kind
+    def source(self, case: ComparisonCase) -> CheckListTests:
+        """The tests whose outcomes the case pairs (shared with that kind's own items)."""
+        tests = self.context.kind(case.source).checklist_tests()
+        assert tests is not None, f"kind {case.source!r} runs no CheckList tests"
+        return tests
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ComparisonConfig | None:
-        return parse_config(section, self.option.nlp_baseline, self.option.nlp_candidate,
-                            set(self.session.profile.model_names), set(CAPABILITIES), where)
+        return parse_config(section, self.options.baseline, self.options.candidate,
+                            set(self.context.profile.model_names), set(CAPABILITIES), where)
 
     def pairs(self, specs: list[ModelSpec]) -> list[Pair]:
         """(candidate, baseline, reseeds) per dataset of ``specs`` that has a candidate and a
         baseline (and the reseeds it has); none unconfigured."""
-        config, profile = self.gates, self.session.profile
+        config, profile = self.gates, self.context.profile
         if config is None:
             return []
         names = {(s.dataset, s.name) for s in specs}
@@ -237,22 +204,27 @@ class ComparisonKind(ItemKind[ComparisonCase]):
 
     def cases(self) -> list[ComparisonCase]:
         """Released suite test x dataset where the profile has both models, in the seed
-        tables' order.  (Native tests' comparisons are parametrized with the native test.)"""
-        checklist = self.released
+        tables' order: the CheckList kind's items, by test.  (Native tests' comparisons are
+        parametrized with the native test: ``cases_for_test``.)"""
+        specs: dict[TestInfo, list[ModelSpec]] = {}
+        for case in self.context.kind("checklist").cases():
+            assert isinstance(case, OnModelTest)
+            specs.setdefault(case.info, []).append(case.model)
         cases: list[ComparisonCase] = []
-        for suite in [] if checklist.missing else checklist.suites:
-            pairs = self.pairs(self.session.profile.for_suite(suite))
-            for info in checklist.catalog.index(suite):
-                cases += [ComparisonCase(len(cases) + i, info, *pair)
-                          for i, pair in enumerate(pairs)]
+        for info, models in specs.items():
+            cases += [ComparisonCase(len(cases) + i, info, *pair)
+                      for i, pair in enumerate(self.pairs(models))]
         return cases
 
-    @property
-    def released(self) -> ChecklistKind:
-        return self.session.kind(ChecklistKind)
+    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
+                       first: int) -> list[Case]:
+        """A native test's comparisons: one per dataset of ``specs`` with both models."""
+        return [ComparisonCase(first + i, info, *pair, source=source)
+                for i, pair in enumerate(self.pairs(list(specs)))]
 
     def unavailable(self) -> Exception | None:
-        return self.released.missing  # released comparisons need the released suites
+        # Released comparisons need the released suites.
+        return self.context.kind("checklist").unavailable()
 
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         problem = self.unavailable()
@@ -278,7 +250,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
     def run(self, case: ComparisonCase, models: Models) -> Verdict:
         """This item's comparison; the first item computes every selected one (BH)."""
         if case.id not in self._done:
-            selected = [c for c in self.session.selected[self.name]
+            selected = [c for c in self.context.selected[self.name]
                         if isinstance(c, ComparisonCase)]
             self._compare_all(selected if case in selected else [*selected, case], models)
         done = self._done[case.id]
@@ -331,133 +303,3 @@ class ComparisonKind(ItemKind[ComparisonCase]):
                     f"p_adj={r['p_adjusted']:.2g}")
                 lines.append(f"  {r['verdict']}: {r['suite']}/{r['test']}/{r['dataset']}: {delta}")
         return lines
-
-
-def worse_than_all(counts: PairedCounts, reseeds: Sequence[PairedCounts]) -> float:
-    """The item's p-value: exact McNemar against the baseline; with reseeds, the
-    intersection-union p of "differs from each clean model in the direction it differs from
-    the baseline" (worse than all, or better than all): the largest p-value, where a clean
-    model it differs from the other way, or not at all, counts as 1.  Two-sided like the
-    baseline's alone, so a reseed identical to the baseline leaves every p-value -- and the
-    Benjamini-Hochberg family -- as it was."""
-    if not reseeds:
-        return mcnemar_exact(counts)
-    direction = counts.worse > counts.better, counts.worse < counts.better
-    return max(mcnemar_exact(c) if (c.worse > c.better, c.worse < c.better) == direction
-               and any(direction) else 1.0 for c in (counts, *reseeds))
-
-
-def reseed_record(spec: ModelSpec, counts: PairedCounts) -> dict[str, Any]:
-    """The candidate against one reseed, for results.json and the failure message."""
-    if not counts.n:
-        return {"model": spec.name, "n_cases": 0, "fail_rate": None, "delta": None,
-                "worse": 0, "better": 0, "p_value": None}
-    return {"model": spec.name, "n_cases": counts.n,
-            "fail_rate": 100 * counts.baseline_fails / counts.n,
-            "delta": 100 * (counts.candidate_fails - counts.baseline_fails) / counts.n,
-            "worse": counts.worse, "better": counts.better, "p_value": mcnemar_exact(counts)}
-
-
-def judge(case: ComparisonCase, worse_cases: list[int], counts: PairedCounts,
-          p_value: float | None, p_adjusted: float | None, family: int,
-          config: ComparisonConfig, unfiltered: tuple[int, int] = (0, 0),
-          reseeds: Sequence[PairedCounts] = ()) -> Comparison:
-    """The gate's verdict on one comparison (``p_adjusted`` over ``family`` comparisons;
-    ``unfiltered``: cases each model kept after CheckList's expectation filter; ``reseeds``:
-    the candidate against each of ``case.reseeds``)."""
-    tolerance, source = config.tolerance(case.info.capability)
-    cand, base = case.model.name, case.baseline.name
-    record: dict[str, Any] = dict(
-        suite=case.info.suite, task=case.model.task.name, capability=case.info.capability,
-        test=case.info.name, type=case.info.type, dataset=case.model.dataset, baseline=base,
-        candidate=cand,
-        n_cases=counts.n, worse=counts.worse, better=counts.better, p_value=p_value,
-        p_adjusted=p_adjusted, alpha=config.alpha, tolerance=tolerance,
-        reseeds=[reseed_record(spec, c) for spec, c in zip(case.reseeds, reseeds)])
-    if counts.n == 0 or p_adjusted is None:
-        return Comparison(ComparisonRecord(
-            **record, baseline_fail_rate=None, candidate_fail_rate=None, delta=None,
-            ci_low=None, ci_high=None, excess=None, verdict="no paired cases", passed=None),
-            f"no test case was kept by CheckList's expectation filter for both models "
-            f"({cand}: {unfiltered[0]} cases, {base}: {unfiltered[1]}): nothing was compared; "
-            "a larger --nlp-sample may help")
-    diff = paired_difference(counts)
-    delta, low, high = (100 * x for x in (diff.delta, diff.low, diff.high))
-    excess = min([delta, *(r["delta"] for r in record["reseeds"] if r["delta"] is not None)])
-    verdict = comparison_verdict(p_adjusted, config.alpha, excess, tolerance)
-    cand_rate, base_rate = (100 * counts.candidate_fails / counts.n,
-                            100 * counts.baseline_fails / counts.n)
-    message = None
-    if verdict == "worse":
-        listed = ", ".join(map(str, worse_cases[:MAX_LISTED_CASES]))
-        more = ", ..." if len(worse_cases) > MAX_LISTED_CASES else ""
-        message = (
-            f"candidate {cand} is significantly worse than baseline {base} on the same "
-            f"{counts.n} cases: fail rate {cand_rate:.1f}% vs {base_rate:.1f}%, "
-            f"delta {delta:+.1f} pp (95% CI {low:+.1f} to {high:+.1f}) exceeds the "
-            f"tolerance {tolerance:.1f} pp (thresholds.yaml: {source})\n"
-            f"{counts.worse} cases fail only on {cand}, {counts.better} only on {base}; "
-            f"exact McNemar p = {p_value:.3g}, Benjamini-Hochberg adjusted p = "
-            f"{p_adjusted:.3g} <= alpha {config.alpha} over {family} comparisons\n"
-            f"cases only {cand} fails (CheckList test.data index): {listed}{more}")
-        if record["reseeds"]:
-            message += (
-                f"\nworse than each reseed of {base} too: " + "; ".join(
-                    f"{r['model']} {r['delta']:+.1f} pp ({r['worse']} cases fail only on "
-                    f"{cand}, {r['better']} only on {r['model']}, p = {r['p_value']:.3g})"
-                    for r in record["reseeds"])
-                + f"; the least excess over a clean model, {excess:+.1f} pp, exceeds the "
-                  "tolerance; the p-value above is the largest of these")
-    return Comparison(ComparisonRecord(
-        **record, baseline_fail_rate=base_rate, candidate_fail_rate=cand_rate, delta=delta,
-        ci_low=low, ci_high=high, excess=excess, verdict=verdict, passed=message is None),
-        message)
-
-
-def comparison_verdict(p_adjusted: float, alpha: float, excess: float, tolerance: float) -> str:
-    """The verdict on one comparison; only "worse" fails the item.  Also used by the merge of
-    sharded runs, which adjusts the p-values over every shard's comparisons."""
-    significant = p_adjusted <= alpha
-    if significant and excess > tolerance:
-        return "worse"
-    if significant and excess > 0:
-        return "worse within tolerance"
-    return "better" if significant else "no significant difference"
-
-
-def rejudge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Comparison records (position order) judged again as one Benjamini-Hochberg family:
-    what one run of all of them would have recorded."""
-    tested = [i for i, r in enumerate(records) if r["p_value"] is not None]
-    adjusted = dict(zip(tested, benjamini_hochberg([records[i]["p_value"] for i in tested])))
-    judged = []
-    for i, r in enumerate(records):
-        if i not in adjusted:
-            judged.append(dict(r))
-            continue
-        verdict = comparison_verdict(adjusted[i], r["alpha"], r["excess"], r["tolerance"])
-        judged.append({**r, "p_adjusted": adjusted[i], "verdict": verdict,
-                       "passed": verdict != "worse"})
-    return judged
-
-
-def pair_outcomes(candidate: Outcome, baseline: Outcome) -> tuple[list[int], PairedCounts]:
-    """Pair outcomes by test case; a case filtered out for either model is left out.
-
-    Returns the cases only the candidate fails, and the 2x2 counts.
-    """
-    base = dict(zip(baseline.case_index, baseline.passed))
-    cand_flags: list[bool] = []
-    base_flags: list[bool] = []
-    worse: list[int] = []
-    for index, passed in zip(candidate.case_index, candidate.passed):
-        other = base.get(index)
-        if passed is None or other is None:
-            continue
-        cand_flags.append(passed)
-        base_flags.append(other)
-        if other and not passed:
-            worse.append(index)
-    return worse, PairedCounts.from_passed(cand_flags, base_flags)
-
-

@@ -3,8 +3,9 @@
 A native test (``nlp_gate.native.behavioral_test``) is a pytest function in a test module that
 returns a CheckList test; this kind parametrizes it over the profile's models of its task and,
 when a baseline and candidate are declared, with its comparison items; when it declares a
-search space, with its search items (``nlp_gate.kinds.search``).  Everything after the
-CheckList test object is the CheckList kind's: CheckList's ``get_stats`` computes the fail
+search space, with its search items (those kinds make them: ``cases_for_test``).  The kind is
+a source of CheckList tests; everything after the test object is the harness the released
+tests run on too (``kinds/checklist/items.py``): CheckList's ``get_stats`` computes the fail
 rate, the ``checklist`` gates judge it under the test's suite name, outcomes are stored per
 model fingerprint, records go to results.json's ``records`` with the released ones.
 """
@@ -15,7 +16,6 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +23,15 @@ import pytest
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import unencodable
-from nlp_gate.kinds.base import OneModel, Verdict
-from nlp_gate.kinds.checklist.gates import ChecklistGates
-from nlp_gate.kinds.checklist.kind import (
-    TASK_MARKERS,
-    ChecklistCase,
-    ChecklistKind,
-    suite_marks,
-)
-from nlp_gate.kinds.comparison import ComparisonCase, ComparisonKind
+from nlp_gate.kinds.base import Verdict
+from nlp_gate.kinds.checklist.gates import ChecklistGates, universe
+from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
+from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
+from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.cases import write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
+from nlp_gate.native.search import SearchSpace
+from nlp_gate.records import CHECKLIST
 from nlp_gate.suites import RELEASE_SUITES
 from nlp_gate.suites.catalog import TestInfo
 
@@ -42,10 +40,12 @@ from nlp_gate.suites.catalog import TestInfo
 # the order the tests were collected, so ``-n 0`` and ``-n 2`` list records alike.
 FIRST_POSITION = 1 << 20
 POSITIONS_PER_TEST = 1 << 8
+# The kinds whose items a native test function carries besides its own, in this order.
+COMPANIONS = ("comparison", "search")
 
 
 @dataclass(frozen=True, repr=False)
-class NativeCase(ChecklistCase):
+class NativeCase(OnModelTest):
     """One pytest item: a native test on one dataset's model (``info`` from its definition)."""
 
     def marks(self) -> list[pytest.MarkDecorator]:
@@ -54,54 +54,31 @@ class NativeCase(ChecklistCase):
                 pytest.mark.xdist_group(self.model.key)]
 
 
-@dataclass(frozen=True, repr=False)
-class SearchCase(OneModel):
-    """One pytest item of the search kind: a native test's search space on one dataset's
-    model.  Defined here because the native test function is parametrized with it."""
+class NativeKind(ChecklistTestKind[NativeCase]):
+    """The user's test functions as a source of CheckList tests, run by the same harness as
+    the released ones (``ChecklistItems``) and gated by the same ``checklist`` section."""
 
-    position: int
-    info: TestInfo
-    model: ModelSpec
-
-    @property
-    def id(self) -> str:
-        return f"{self.info.suite}/{self.info.name}/search/{self.model.dataset}/{self.model.name}"
-
-    def marks(self) -> list[pytest.MarkDecorator]:
-        # Not ``native``: ``-m native`` runs the fixed samples, ``-m search`` the searches.
-        return [pytest.mark.search, *suite_marks(self.info, self.model.task.name),
-                pytest.mark.xdist_group(self.model.key)]
-
-
-class NativeKind(ChecklistKind):
     name = "native"
     argname = "native_case"
     section = "checklist"
-    records = "records"
+    records = CHECKLIST.key
     case_type = NativeCase
     markers = {"native": "a native behavioral test item (nlp_gate.native.behavioral_test)",
                **TASK_MARKERS}
 
-    @classmethod
-    def add_options(cls, group: pytest.OptionGroup) -> None:
-        """None of its own: ``--nlp-seed`` seeds the generated cases."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, context: KindContext) -> None:
+        super().__init__(context)
         # The native tests this process parametrized, in collection order.
         self.definitions: dict[tuple[str, str], NativeTest] = {}
         self._built: dict[tuple[str, str], Any] = {}
         self._digests: dict[tuple[str, str], str] = {}
         self._written: set[tuple[str, str]] = set()
+        self.items = ChecklistItems(context, self.name, self, lambda: self.gates)
 
     # -- configuration --------------------------------------------------------------------
-    @cached_property
-    def suites(self) -> list[str]:
-        return []  # no release suite: its tests come from the collected test modules
-
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ChecklistGates:
         """The CheckList kind's gates: one ``checklist`` section for both."""
-        gates = self.session.kind(ChecklistKind).gates
+        gates = self.context.kind("checklist").gates
         assert isinstance(gates, ChecklistGates)
         return gates
 
@@ -129,13 +106,13 @@ class NativeKind(ChecklistKind):
                         n_cases=0, description=d.description)  # n_cases: not built yet
 
     def specs(self, definition: NativeTest) -> list[ModelSpec]:
-        return [m for m in self.session.profile.models if m.task.name == definition.task]
+        return [m for m in self.context.profile.models if m.task.name == definition.task]
 
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         """The test function's items: one per model of its task, then its comparisons, then
-        (a declared search space) one search per model.  The search items are another
-        kind's, as the comparisons are: the core runs each case by its type, so the one test
-        function serves all three without a second function per test."""
+        (a declared search space) one search per model.  The comparison and search items are
+        those kinds' own (``cases_for_test``): the core runs each case by its type, so the
+        one test function serves all three without a second function per test."""
         definition = definition_of(function)
         if definition is None:
             raise NativeTestError(
@@ -144,37 +121,41 @@ class NativeKind(ChecklistKind):
         info = self.register(definition)
         specs = self.specs(definition)
         if not specs:
-            reason = (f"profile {self.session.profile.name!r} has no model of task "
+            reason = (f"profile {self.context.profile.name!r} has no model of task "
                       f"{definition.task!r}")
             return [pytest.param(None, id="no-model", marks=[
                 pytest.mark.native, pytest.mark.skip(reason=reason)])]
         first = FIRST_POSITION + POSITIONS_PER_TEST * list(self.definitions).index(
             (definition.suite, definition.name))
         cases: list[Any] = [NativeCase(first + i, info, s) for i, s in enumerate(specs)]
-        pairs = self.session.kind(ComparisonKind).pairs(specs)
-        cases += [ComparisonCase(first + i, info, *pair, source=self.name)
-                  for i, pair in enumerate(pairs)]
-        if definition.search is not None:
-            cases += [SearchCase(first + i, info, s) for i, s in enumerate(specs)]
+        for companion in COMPANIONS:
+            cases += self.context.kind(companion).cases_for_test(self.name, info, specs, first)
         # The function names the test: an item's id only adds dataset and model(s).
         return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
                              marks=c.marks()) for c in cases]
 
-    def cases(self) -> list[ChecklistCase]:
+    def cases(self) -> list[NativeCase]:
         """The cases of the native tests parametrized so far (none before collection)."""
         return [NativeCase(0, self.info(k), s) for k, d in self.definitions.items()
                 for s in self.specs(d)]
 
     def validate_collected(self) -> None:
         """Check the gates' names again, now that the native tests are known."""
-        checklist = self.session.kind(ChecklistKind)
+        released = self.context.kind("checklist")
+        tests = released.checklist_tests()
+        known = {**(tests.names() if tests else {}), **self.names()}
+        self.gates.validate(universe(self.context.profile, known,
+                                     open=released.unavailable() is not None))
+
+    def names(self) -> Mapping[str, Mapping[str, str]]:
+        """Suite -> test -> capability of the native tests parametrized so far."""
         native: dict[str, dict[str, str]] = {}
         for (suite, name), d in self.definitions.items():
             native.setdefault(suite, {})[name] = d.capability
-        self.gates.validate(checklist.universe(native))
+        return native
 
-    # -- the CheckList test behind a native test ------------------------------------------
-    def prepare(self, case: ChecklistCase) -> Verdict | None:
+    # -- running: the harness, over the native tests ------------------------------------
+    def prepare(self, case: NativeCase) -> Verdict | None:
         problem = self.test_problem(case.info)
         return None if problem is None else Verdict(None, problem)
 
@@ -198,7 +179,7 @@ class NativeKind(ChecklistKind):
 
     def built(self, key: tuple[str, str]) -> Any:
         if key not in self._built:
-            self._built[key] = self.definitions[key].generate(self.session.options.seed)
+            self._built[key] = self.definitions[key].generate(self.context.options.seed)
         return self._built[key]
 
     def test_object(self, info: TestInfo) -> Any:
@@ -208,16 +189,16 @@ class NativeKind(ChecklistKind):
         if key not in self._written:
             self._written.add(key)
             d = self.definitions[key]
-            write_cases(self.session.options.results.parent / "cases" / d.suite / f"{d.name}.jsonl",
+            write_cases(self.context.options.results.parent / "cases" / d.suite / f"{d.name}.jsonl",
                         {"suite": d.suite, "test": d.name, "capability": d.capability,
-                         "type": d.type, "task": d.task, "seed": self.session.options.seed,
+                         "type": d.type, "task": d.task, "seed": self.context.options.seed,
                          "source": self.relative(d.cases_file or d.module_file)}, test)
         return test
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the rootdir where it lies in it: case files stay the same on
         another checkout."""
-        root = self.session.options.rootdir
+        root = self.context.options.rootdir
         return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
     def source_digest(self, info: TestInfo) -> str:
@@ -232,5 +213,8 @@ class NativeKind(ChecklistKind):
             self._digests[key] = h.hexdigest()
         return self._digests[key]
 
-    def metadata(self) -> dict[str, Any]:
-        return {}  # no suite tarballs (the CheckList kind records those)
+    def search_space(self, info: TestInfo) -> SearchSpace | None:
+        return self.definitions[(info.suite, info.name)].search
+
+    def where(self, info: TestInfo) -> str:
+        return self.definitions[(info.suite, info.name)].where

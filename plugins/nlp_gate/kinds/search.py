@@ -8,10 +8,12 @@ counterexample fails it, whatever the rate.  It has its own budget (``--nlp-sear
 its own verdict and record (results.json ``searches``), and users select or deselect it on its
 own (``-m search``, ``-m "not search"``) without changing what the gate of the sample means.
 
-The items come from the native test function itself (``NativeKind.params_for``, as its
-comparison items do), so a search needs no second test function.  The case is judged as the
-test's own cases are: a one-case CheckList test of the test's type with the test's own
-expectation, run through the CheckList kind's prediction path (``run_test``).  Hypothesis
+The items come from the native test function itself (the native kind asks this kind for
+them, ``cases_for_test``, as it asks the comparison kind), so a search needs no second test
+function.  The case is judged as the test's own cases are: a one-case CheckList test of the
+test's type with the test's own expectation, run through the CheckList harness's prediction
+path (``run_test``) with the test's own ``predict_fn``, both reached through the native
+kind's ``CheckListTests``.  Hypothesis
 searches, shrinks and keeps the counterexample in its example database under
 ``<cache>/hypothesis/`` (``nlp_gate.native.search``), so the next run replays it first.
 """
@@ -19,9 +21,10 @@ searches, shrinks and keeps the counterexample in its example database under
 from __future__ import annotations
 
 import argparse
+from argparse import Namespace
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +32,20 @@ from typing import Any
 import numpy as np
 import pytest
 
+from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import raise_problems
 from nlp_gate.engine.predictor import Classifier
-from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.base import Attachment, Case, ItemKind, Labels, Models, OneModel, Verdict
+from nlp_gate.kinds.checklist.items import OnModelTest
+from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import run_test
-from nlp_gate.kinds.native import NativeKind, SearchCase
+from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search import Candidate, SearchSpace, SearchSpaceError, search
+from nlp_gate.records import SEARCHES, ModelRecordHead, model_head
+from nlp_gate.suites.catalog import TestInfo
+
+SOURCE = "native"  # the kind whose tests declare search spaces
 
 
 def _examples(text: str) -> int:
@@ -45,16 +55,26 @@ def _examples(text: str) -> int:
     return value
 
 
+@dataclass(frozen=True, repr=False)
+class SearchCase(OneModel):
+    """One pytest item: a native test's search space on one dataset's model."""
+
+    position: int
+    info: TestInfo
+    model: ModelSpec
+
+    @property
+    def id(self) -> str:
+        return f"{self.info.suite}/{self.info.name}/search/{self.model.dataset}/{self.model.name}"
+
+    def marks(self) -> list[pytest.MarkDecorator]:
+        # Not ``native``: ``-m native`` runs the fixed samples, ``-m search`` the searches.
+        return [pytest.mark.search, *suite_marks(self.info, self.model.task.name),
+                pytest.mark.xdist_group(self.model.key)]
+
+
 @dataclass(frozen=True)
-class SearchRecord:
-    suite: str
-    task: str
-    capability: str
-    test: str
-    type: str
-    dataset: str
-    model: str
-    model_id: str
+class SearchRecord(ModelRecordHead):
     template: Any  # the space's template (a text, or two for a pair task)
     slot: str  # the perturbed slot
     examples: int  # the budget: cases Hypothesis may generate
@@ -72,7 +92,7 @@ class SearchKind(ItemKind[SearchCase]):
     name = "search"
     argname = "search_case"  # asked for by no function: the native test functions carry it
     section = "search"  # none needed: a counterexample fails the item; kept empty
-    records = "searches"
+    records = SEARCHES.key
     case_type = SearchCase
     markers = {"search": "a counterexample search of a native test's declared space "
                          "(--nlp-search-examples N)"}
@@ -84,13 +104,19 @@ class SearchKind(ItemKind[SearchCase]):
                              "counterexample with up to N Hypothesis examples (-m search; "
                              "default 0: the search items skip)")
 
-    @property
-    def examples(self) -> int:
-        return int(self.option.nlp_search_examples)
+    @classmethod
+    def create(cls, context: KindContext, option: Namespace) -> SearchKind:
+        return cls(context, int(option.nlp_search_examples))
+
+    def __init__(self, context: KindContext, examples: int) -> None:
+        super().__init__(context)
+        self.examples = examples  # --nlp-search-examples; 0: the items skip
 
     @property
-    def native(self) -> NativeKind:
-        return self.session.kind(NativeKind)
+    def native(self) -> CheckListTests:
+        tests = self.context.kind(SOURCE).checklist_tests()
+        assert tests is not None
+        return tests
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> None:
         raise_problems(where, [f"the search section takes no keys (a counterexample fails its "
@@ -98,9 +124,17 @@ class SearchKind(ItemKind[SearchCase]):
 
     def cases(self) -> list[SearchCase]:
         """The search cases of the native tests parametrized so far (none before collection)."""
-        native = self.native
-        return [SearchCase(0, native.info(k), s) for k, d in native.definitions.items()
-                if d.search is not None for s in native.specs(d)]
+        cases = [c for c in self.context.kind(SOURCE).cases() if isinstance(c, OnModelTest)]
+        return [SearchCase(0, c.info, c.model) for c in cases
+                if self.native.search_space(c.info) is not None]
+
+    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
+                       first: int) -> list[Case]:
+        """A native test's searches, one per model, when it declares a space."""
+        tests = self.context.kind(source).checklist_tests()
+        if tests is None or tests.search_space(info) is None:
+            return []
+        return [SearchCase(first + i, info, s) for i, s in enumerate(specs)]
 
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         raise NativeTestError(
@@ -122,20 +156,20 @@ class SearchKind(ItemKind[SearchCase]):
                       case.info.description)
 
     def space(self, case: SearchCase) -> SearchSpace:
-        space = self.native.definitions[(case.info.suite, case.info.name)].search
+        space = self.native.search_space(case.info)
         assert space is not None  # only tests declaring one get search items
         return space
 
     def hypothesis_seed(self, case: SearchCase) -> int:
         """--nlp-seed, the test and the model: the same seed searches the same cases."""
-        text = f"{self.session.options.seed}/{case.info.suite}/{case.info.name}/{case.model.key}"
+        text = f"{self.context.options.seed}/{case.info.suite}/{case.info.name}/{case.model.key}"
         return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
     def database(self, case: SearchCase, classifier: Classifier, space_digest: str) -> Path:
         """This search's example database: one folder per test, model weights and space,
         so a counterexample is replayed only where it was found."""
         key = json.dumps([case.info.suite, case.info.name, classifier.fingerprint, space_digest])
-        return (self.session.options.cache_dir / "hypothesis"
+        return (self.context.options.cache_dir / "hypothesis"
                 / hashlib.sha256(key.encode()).hexdigest()[:16])
 
     def run(self, case: SearchCase, models: Models) -> Verdict:
@@ -149,13 +183,13 @@ class SearchKind(ItemKind[SearchCase]):
             """The pair as a one-case test of the test's type and expectation, run."""
             one = type(test)([[original, perturbed]], expect=test.expect, agg_fn=test.agg_fn,
                              labels=labels)
-            outcome = run_test(one, fn, None, self.session.options.seed)
+            outcome = run_test(one, fn, None, self.context.options.seed)
             return one if outcome.n_failed else None
 
         try:
             lexicons = space.lexicons()
         except SearchSpaceError as exc:
-            where = self.native.definitions[(case.info.suite, case.info.name)].where
+            where = self.native.where(case.info)
             return Verdict(None, f"{where}: {exc}")
         seed = self.hypothesis_seed(case)
         database = self.database(case, classifier, space.digest(lexicons))
@@ -165,12 +199,10 @@ class SearchKind(ItemKind[SearchCase]):
         counterexample = None if found is None else self.describe(
             found, judged(found.original, found.perturbed), case.model.task.classes)
         record = SearchRecord(
-            suite=case.info.suite, task=case.model.task.name, capability=case.info.capability,
-            test=case.info.name, type=case.info.type, dataset=case.model.dataset,
-            model=case.model.name, model_id=case.model.source, template=space.template,
+            **model_head(case.info, case.model), template=space.template,
             slot=space.perturb, examples=self.examples, tried=result.tried,
             found=found is not None, counterexample=counterexample, replayed=result.replayed,
-            seed=self.session.options.seed, hypothesis_seed=seed, database=str(database),
+            seed=self.context.options.seed, hypothesis_seed=seed, database=str(database),
             passed=found is None)
         body = json.dumps(asdict(record), indent=2)
         parameters = {"examples": str(self.examples), "tried": str(result.tried)}

@@ -20,6 +20,11 @@ def _pairs(data: list[Any]) -> bool:
     return isinstance(first, tuple)
 
 
+class NativeTestError(Exception):
+    """A native test declared or built wrongly; the message names the test and the fix.
+    (Defined with the case files, whose errors are its first; ``definition`` re-exports it.)"""
+
+
 def write_cases(path: Path, header: dict[str, Any], test: Any) -> None:
     """Write atomically: xdist workers building the same test write identical files."""
     labels = test.labels if isinstance(test.labels, list) else [test.labels] * len(test.data)
@@ -35,8 +40,6 @@ def write_cases(path: Path, header: dict[str, Any], test: Any) -> None:
 
 def read_cases(path: Path) -> tuple[list[Any], Any, list[Any] | None]:
     """``(data, labels, meta)`` as CheckList's test objects hold them."""
-    from nlp_gate.native.definition import NativeTestError
-
     if not path.is_file():
         raise NativeTestError(f"case file {path} does not exist; a run writes one per native "
                               "test under reports/cases/<suite>/ to start from")

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# results.json section -> what its records are, for the verdict line.
-SECTIONS = {"records": "CheckList", "attacks": "attack", "accuracy": "accuracy",
-            "comparisons": "comparison", "searches": "search"}
+from nlp_gate.records import GATED
+
+# results.json section -> what its records are, for the verdict line (the kinds' sections).
+SECTIONS = {s.key: s.items for s in GATED}
 
 
 @dataclass(frozen=True)

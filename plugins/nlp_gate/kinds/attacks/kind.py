@@ -7,8 +7,9 @@ The work happens in ``AttackRunner`` (``run.py``); this module only adapts it to
 from __future__ import annotations
 
 import json
+from argparse import Namespace
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ from nlp_gate.kinds.attacks.run import (
     format_example,
 )
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.context import KindContext
+from nlp_gate.records import ATTACKS
 
 DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models
 # TextAttack's default budget is unlimited, and its genetic recipes (iga, faster-alzantot, pso,
@@ -35,11 +38,19 @@ DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models
 DEFAULT_QUERY_BUDGET = 500
 
 
+@dataclass(frozen=True)
+class AttackOptions:
+    settings: AttackSettings  # how each attack runs
+    datasets: tuple[str, ...]  # --nlp-attack-dataset; none: DEFAULT_DATASETS in the profile
+    resources: Path | None  # --nlp-resources; None: <cache>/attack-resources
+    offline: str  # --nlp-offline: skip | strict
+
+
 class AttackKind(ItemKind[AttackCase]):
     name = "attacks"
     argname = "attack_case"
     section = SECTION
-    records = SECTION
+    records = ATTACKS.key
     case_type = AttackCase
     markers = {"adversarial": "a TextAttack recipe attacking a model"}
 
@@ -66,36 +77,41 @@ class AttackKind(ItemKind[AttackCase]):
                         help="a recipe whose resource is missing: skip it (default) or, "
                              "strict, fail it")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        resources = self.option.nlp_resources or self.session.options.cache_dir / "attack-resources"
+    @classmethod
+    def create(cls, context: KindContext, option: Namespace) -> AttackKind:
+        settings = AttackSettings(
+            examples=option.nlp_attack_examples, seed=option.nlp_attack_seed,
+            query_budget=option.nlp_attack_query_budget or None,
+            batch_size=option.nlp_attack_batch_size, strict=option.nlp_offline == "strict")
+        return cls(context, AttackOptions(settings, tuple(option.nlp_attack_dataset),
+                                          option.nlp_resources, option.nlp_offline))
+
+    def __init__(self, context: KindContext, options: AttackOptions) -> None:
+        super().__init__(context)
+        self.options = options
+        resources = options.resources or context.options.cache_dir / "attack-resources"
         self.bundle = Bundle(resources.resolve())
         self.bundle.activate()  # before NLTK, flair or the hubs are imported
 
     @property
     def reports_dir(self) -> Path:
-        return self.session.options.results.parent / "attacks"
+        return self.context.options.results.parent / "attacks"
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> AttackGates:
-        profile = self.session.profile
+        profile = self.context.profile
         gates = AttackGates(section, where)
         gates.validate(names(), profile.datasets, profile.model_names)
         return gates
 
     @cached_property
     def runner(self) -> AttackRunner:
-        opt = self.option
-        settings = AttackSettings(
-            examples=opt.nlp_attack_examples, seed=opt.nlp_attack_seed,
-            query_budget=opt.nlp_attack_query_budget or None,
-            batch_size=opt.nlp_attack_batch_size, strict=opt.nlp_offline == "strict")
-        return AttackRunner(settings, self.bundle, self.gates, self.session.eval_set,
-                            self.reports_dir)
+        return AttackRunner(self.options.settings, self.bundle, self.gates,
+                            self.context.eval_set, self.reports_dir)
 
     def datasets(self) -> list[str]:
         """The datasets to attack."""
-        profile = self.session.profile
-        explicit = self.option.nlp_attack_dataset
+        profile = self.context.profile
+        explicit = list(self.options.datasets)
         # The default (RTE) is attacked when the profile has it; a user's models file without
         # it simply has no attack items.  A dataset asked for by name must exist.
         datasets = explicit or [d for d in DEFAULT_DATASETS if d in profile.datasets]
@@ -108,7 +124,7 @@ class AttackKind(ItemKind[AttackCase]):
 
     def cases(self) -> list[AttackCase]:
         self.gates  # validate the attack gates first, as before any case exists
-        return attack_cases(registry(), self.session.profile, self.datasets())
+        return attack_cases(registry(), self.context.profile, self.datasets())
 
     def labels(self, case: AttackCase) -> Labels:
         recipe = case.recipe
@@ -146,7 +162,7 @@ class AttackKind(ItemKind[AttackCase]):
     def metadata(self) -> dict[str, Any]:
         # What the verdict needs to judge the run from results.json alone.
         return {"attack_requirements": {"min_ran": self.gates.min_ran,
-                                        "offline": self.option.nlp_offline}}
+                                        "offline": self.options.offline}}
 
     def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
         if not records:

@@ -1,5 +1,10 @@
-"""The CheckList item kind: released suite tests x datasets x models."""
+"""CheckList tests as gated items: the harness every kind that runs a CheckList test shares
+(``run``: a test on a model, ``gates``: the ``checklist`` section, ``marks``, ``items``: the
+case, record and runner), and the ``checklist`` kind of the released suites (``kind``).
 
-from nlp_gate.kinds.checklist.kind import ChecklistCase, ChecklistKind, ChecklistRecord
+This package imports no kind: the registry (``nlp_gate.kinds``) imports ``kind``.
+"""
 
-__all__ = ["ChecklistCase", "ChecklistKind", "ChecklistRecord"]
+from nlp_gate.kinds.checklist.items import ChecklistCase, ChecklistRecord
+
+__all__ = ["ChecklistCase", "ChecklistRecord"]

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nlp_gate.config.profiles import Profile
 from nlp_gate.config.thresholds import (
     ThresholdsError,
     is_percent,
@@ -27,6 +28,7 @@ from nlp_gate.config.thresholds import (
     raise_problems,
     unknown_names,
 )
+from nlp_gate.kinds.checklist.marks import CAPABILITIES
 
 OVERRIDE_KEYS = ("suite", "test", "capability", "dataset", "model")
 
@@ -137,3 +139,12 @@ def _rate(value: Any) -> float:
     if not is_percent(value):
         raise ThresholdsError(f"a max fail rate must be a percentage in [0, 100], got {value!r}")
     return float(value)
+
+
+def universe(profile: Profile, tests: Mapping[str, Mapping[str, str]],
+             open: bool = False) -> Universe:
+    """The names a ``checklist`` section may use: ``tests`` (suite -> test -> capability), the
+    profile's datasets and models, every capability."""
+    return Universe(tests=tests, datasets=frozenset(profile.datasets),
+                    models=frozenset(profile.model_names),
+                    capabilities=frozenset(CAPABILITIES), open=open)

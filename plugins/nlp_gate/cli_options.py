@@ -1,0 +1,82 @@
+"""The plugin's command-line options, ini keys and markers, declared in pytest's ``nlp-gate``
+group.
+
+Declared here, read once into the run's typed settings (``options.Options``); each item kind
+declares its own options and markers (``ItemKind.add_options``, ``ItemKind.markers``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from nlp_gate.config import at_least
+from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.kinds import KINDS
+from nlp_gate.shard import Shard, ShardError
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("nlp-gate", "behavioral release gate for NLP classifiers")
+    group.addoption("--nlp-profile", default=None,
+                    help="model profile from the models file (default: ini nlp_gate_profile, "
+                         "else tiny)")
+    group.addoption("--nlp-models-file", type=Path, default=None,
+                    help="a models file of your own (default: ini nlp_gate_models_file, else "
+                         "the packaged profiles)")
+    group.addoption("--nlp-thresholds", type=Path, default=None,
+                    help="fail-rate gates (default: thresholds.yaml at the rootdir)")
+    group.addoption("--nlp-sample", type=at_least(1), default=None,
+                    help="run a seeded sample of N test cases per CheckList test")
+    group.addoption("--nlp-seed", type=int, default=1,
+                    help="seed for sampling (default 1, as the seed report's TestSuite.run)")
+    group.addoption("--nlp-device", default="auto",
+                    help="auto (CUDA when present, one GPU per xdist worker), cpu, cuda, cuda:N")
+    group.addoption("--nlp-dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    group.addoption("--nlp-batch-size", type=at_least(1), default=LoadOptions.batch_size,
+                    help=f"inputs per forward pass (default: {LoadOptions.batch_size})")
+    group.addoption("--nlp-prediction-cache", default=None,
+                    help="persistent prediction cache file, or 'off' "
+                         "(default: $NLP_GATE_CACHE/predictions.sqlite, i.e. <rootdir>/.cache/)")
+    group.addoption("--nlp-cache-max-mb", type=at_least(1, " (off: --nlp-prediction-cache off)"),
+                    default=2048,
+                    help="bound of the prediction cache; least recently used models go first")
+    group.addoption("--nlp-results", type=Path, default=None,
+                    help="where results.json is written (default: <rootdir>/reports/results.json)")
+    group.addoption("--nlp-data-dir", type=Path, default=None,
+                    help="offline evaluation sets for the accuracy and attack items: "
+                         "DIR/<dataset>/<split>.jsonl (python -m nlp_gate.eval_sets DIR "
+                         "writes them); default: the zoo's held-out sets, hub datasets")
+    group.addoption("--nlp-model", action="append", default=[],
+                    metavar="TASK=ID_OR_DIR_OR_FUNCTION",
+                    help="run on this model, no models file needed (repeatable; two models of "
+                         "a task are compared): a hub id, a checkpoint directory or "
+                         "module:function; TASK[label,...]=... gives the output labels")
+    group.addoption("--nlp-shard", type=_shard, default=None, metavar="K/N",
+                    help="run the K-th of N disjoint parts of the selected items, split by "
+                         "dataset and balanced by cost (merge: python -m nlp_gate.report merge)")
+    for kind in KINDS:
+        kind.add_options(group)
+    parser.addini("nlp_gate_release_suites", type="bool", default=False,
+                  help="collect the reference study's items (released CheckList suites, "
+                       "accuracy, comparison, TextAttack recipes) from the nlp_gate package")
+    parser.addini("nlp_gate_models_file", default="",
+                  help="models file, relative to the rootdir (default: packaged profiles)")
+    parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")
+
+
+def add_markers(config: pytest.Config) -> None:
+    """Each kind's markers, so ``--strict-markers`` and ``pytest --markers`` know them."""
+    for kind in KINDS:
+        for name, doc in kind.markers.items():
+            config.addinivalue_line("markers", f"{name}: {doc}")
+
+
+def _shard(text: str) -> Shard:
+    """``--nlp-shard K/N``, a usage error (argparse's) when malformed."""
+    try:
+        return Shard.parse(text)
+    except ShardError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc

@@ -1,0 +1,56 @@
+"""Stop signals: SIGTERM (a CI job's time-out) and SIGINT (Ctrl-C) stop the run cleanly.
+
+The running items finish, no new one starts, and pytest ends the session as interrupted
+(exit 2), so results.json and the reports are written for every finished item, marked
+``"interrupted": true``.  A second signal stops at once.  (Without this, SIGTERM kills the
+process outright, and an interrupt raised inside an arbitrary frame can crash pytest's own
+interrupt report.)
+
+Under xdist a terminal's Ctrl-C and a CI runner's SIGTERM reach every process of the group.
+A worker then ends after its running item (xdist's worker loop checks ``session.shouldstop``
+between items) and tells the controller so (its ``shouldstop``), whose own handler has
+stopped scheduling: the run ends as interrupted, with no worker reported as crashed and none
+replaced.  The controller remembers the signal (``STOP_SIGNAL_KEY``): a worker that dies
+anyway (the second signal, or one that came before its handler was set) was stopped, not
+crashed (``xdist_handoff.XdistController``).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+import pytest
+
+from nlp_gate.stash import PYTEST_SESSION_KEY
+
+# The stop signal this process received (SIGINT, SIGTERM), once one came.
+STOP_SIGNAL_KEY = pytest.StashKey[str]()
+
+
+def stop_on_signals(config: pytest.Config) -> None:
+    """Set the handlers in this process, restored at the end of the run.
+
+    Every process, xdist workers too: Ctrl-C and a CI time-out signal the whole process
+    group, and a worker without a handler would die of it (SIGTERM) or abort its item
+    (SIGINT), which the controller could only report as a crash."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread
+    stopping: list[str] = []
+
+    def stop(signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        session = config.stash.get(PYTEST_SESSION_KEY, None)
+        config.stash[STOP_SIGNAL_KEY] = name
+        if session is None or stopping:
+            raise KeyboardInterrupt(f"signal {name}")
+        stopping.append(name)
+        reason = f"{name}: stopping after the running items (send it again to stop now)"
+        session.shouldstop = reason  # checked by pytest (and xdist's workers) between items
+        dsession = config.pluginmanager.getplugin("dsession")
+        if dsession is not None:  # the xdist controller: its loop stops the workers
+            dsession.shouldstop = reason
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.signal(sig, stop)
+        config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))

@@ -1,0 +1,63 @@
+"""What results.json's gated records share, written once: the sections they go to and the
+head every record of a CheckList test starts with.
+
+A leaf module: the item kinds (which write the records), the comparison statistics and the
+report (which read them, without importing pytest or any kind) all import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nlp_gate.config.profiles import ModelSpec
+    from nlp_gate.suites.catalog import TestInfo
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str  # results.json key of its records
+    items: str  # what the verdict line calls its items
+
+
+CHECKLIST = Section("records", "CheckList")  # released and native CheckList tests
+ATTACKS = Section("attacks", "attack")
+ACCURACY = Section("accuracy", "accuracy")
+COMPARISONS = Section("comparisons", "comparison")
+SEARCHES = Section("searches", "search")
+# Every section of gated records, in the order the release verdict line names them.
+GATED = (CHECKLIST, ATTACKS, ACCURACY, COMPARISONS, SEARCHES)
+
+
+@dataclass(frozen=True)
+class RecordHead:
+    """The fields a record of a CheckList test on a dataset starts with (the CheckList,
+    native, comparison and search items' records): one column set for every table."""
+
+    suite: str
+    task: str
+    capability: str
+    test: str
+    type: str
+    dataset: str
+
+
+@dataclass(frozen=True)
+class ModelRecordHead(RecordHead):
+    """``RecordHead`` and the one model it ran on."""
+
+    model: str
+    model_id: str
+
+
+def head(info: TestInfo, spec: ModelSpec) -> dict[str, Any]:
+    """``RecordHead``'s fields for ``info`` on ``spec``'s dataset."""
+    return dict(suite=info.suite, task=spec.task.name, capability=info.capability,
+                test=info.name, type=info.type, dataset=spec.dataset)
+
+
+def model_head(info: TestInfo, spec: ModelSpec) -> dict[str, Any]:
+    """``ModelRecordHead``'s fields for ``info`` on ``spec``."""
+    return {**head(info, spec), "model": spec.name, "model_id": spec.source}
+

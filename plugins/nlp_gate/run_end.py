@@ -1,0 +1,73 @@
+"""The end of a gate run on the controller (or a run without xdist): results.json and the
+reports from every process's records, the run's exit status, the terminal summary.
+
+A run with no gated item (the project's own tests) leaves ``reports/`` untouched: the last
+gate run's reports stay the ones a reader finds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nlp_gate.report import RunEnd, write_run as write_reports
+from nlp_gate.selection import expects_gated_items
+from nlp_gate.stash import nlp_session
+
+RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
+
+
+def finish(session: pytest.Session, exitstatus: int) -> None:
+    """Write the run's results and reports; fail the run for what no item failed for."""
+    config = session.config
+    run = nlp_session(config)
+    if config.option.collectonly:
+        return
+    # A usage error found while collecting (a bad native test name, no item to gate): the
+    # run was refused, and pytest prints the message after this hook.
+    refused = exitstatus == pytest.ExitCode.USAGE_ERROR
+    if not (run.results.sections or any(run.selected.values())
+            or ((refused or session.testscollected) and expects_gated_items(config))):
+        return  # no gated item in this run (e.g. the project's own tests): reports/ untouched
+    end = write_run(config, int(exitstatus), refused=(
+        "a usage error (exit 4) stopped the run before any item ran; see its ERROR message"
+        if refused else None))
+    gate = end.verdict()
+    if (gate.problems or gate.errored) and session.exitstatus == pytest.ExitCode.OK:
+        # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
+        # failed for them: the run does (pytest returns session.exitstatus after this hook).
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None) -> RunEnd:
+    """results.json and the reports of this run, from the controller's records; whatever
+    cannot be written is one message for the terminal summary (``RUN_END_KEY``)."""
+    run = nlp_session(config)
+    results = run.results.body(run.run_metadata(),
+                               interrupted=exitstatus == pytest.ExitCode.INTERRUPTED,
+                               exitstatus=exitstatus, refused=refused)
+    alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
+    end = write_reports(run.options.results, results,
+                        alluredir=Path(alluredir) if alluredir else None, exitstatus=exitstatus,
+                        plot_cache=run.options.cache_dir / "plots")
+    config.stash[RUN_END_KEY] = end
+    return end
+
+
+def terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                     config: pytest.Config) -> None:
+    """Each kind's lines, then the release verdict and where the reports are."""
+    run = nlp_session(config)
+    for kind in reversed(list(run.kinds.values())):
+        lines = kind.summary_lines(run.results.records(kind.records))
+        if lines:
+            terminalreporter.section(f"nlp-gate {kind.name}")
+            for line in lines:
+                terminalreporter.write_line(line)
+    end = config.stash.get(RUN_END_KEY, None)  # written by the controller only
+    if end is None or end.results.get("refused"):
+        return  # no gated item in this run, or refused: pytest prints the one message
+    terminalreporter.section("nlp-gate")
+    for line in end.lines(int(exitstatus)):
+        terminalreporter.write_line(line)

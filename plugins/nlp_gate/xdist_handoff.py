@@ -1,0 +1,114 @@
+"""Records from xdist workers to the controller, and what a dead worker means.
+
+Under xdist every item runs on a worker, but results.json and the reports are written once,
+by the controller.  A worker's records travel with each item's teardown report (its
+``user_properties``, which xdist serializes) and, for what is left at its end (engine stats),
+in its ``workeroutput`` (as syrupy hands its workers' results over); the controller
+merges both (``XdistController``).  No xdist internals: only its documented hooks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nlp_gate.interrupt import STOP_SIGNAL_KEY
+from nlp_gate.selection import expects_gated_items, no_gated_items_message, runs_behavioral_suite
+from nlp_gate.stash import PYTEST_SESSION_KEY, nlp_session
+
+WIRE_KEY = "nlp_gate_records"
+
+
+def register_controller(config: pytest.Config) -> None:
+    """On the controller of an xdist run (xdist installed and not disabled)."""
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistController(config), "nlp-gate-xdist")
+
+
+def send_item_records(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
+    """On a worker, with an item's teardown report: the records its run made."""
+    if when == "teardown" and hasattr(item.config, "workerinput"):
+        wire = nlp_session(item.config).results.take_wire()
+        if wire:
+            report.user_properties.append((WIRE_KEY, wire))
+
+
+def send_remaining_records(config: pytest.Config) -> None:
+    """On a worker at its end: what belongs to no item (engine stats), in its output."""
+    wire = nlp_session(config).results.take_wire()
+    if wire:
+        config.workeroutput[WIRE_KEY] = wire  # type: ignore[attr-defined]
+
+
+class XdistController:
+    """Collects worker records on the controller (registered only when xdist is active), and
+    tells a worker that died from a run that was stopped.
+
+    Each item is counted once.  xdist reports the item a dead worker was running as failed
+    and, under ``--dist loadgroup`` (this project's default), runs it again on another
+    worker with the rest of its group; under ``--dist load`` it does not.  So a lost item is
+    recorded in results.json ``lost`` when its worker dies, and moved to ``recovered`` when
+    its final report arrives after all: its record is its outcome.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        # Node ids whose teardown report (which carries their records) has arrived.
+        self.finished: set[str] = set()
+
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist only the workers collect: one that selected no item where items to gate
+        were expected hands none (``selection.select``), and the run stops here."""
+        session = self.config.stash.get(PYTEST_SESSION_KEY, None)
+        if (not ids and expects_gated_items(self.config)
+                and not (session and session.testsfailed)):
+            raise pytest.UsageError(no_gated_items_message(self.config, 0))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        wires = [value for name, value in report.user_properties if name == WIRE_KEY]
+        # An item xdist ran again though it had finished (its worker died between its end
+        # and xdist's note of it) brings its records a second time: the first stand.
+        again = report.when == "teardown" and report.nodeid in self.finished
+        for wire in wires if not again else []:
+            nlp_session(self.config).results.merge_wire(wire)
+        if wires:  # consumed: not for other reporters (JUnit XML properties)
+            report.user_properties = [p for p in report.user_properties if p[0] != WIRE_KEY]
+        if report.when == "teardown":
+            self.finished.add(report.nodeid)
+            nlp_session(self.config).settle_lost_item(report.nodeid)
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        wire = getattr(node, "workeroutput", {}).get(WIRE_KEY)
+        if wire:
+            nlp_session(self.config).results.merge_wire(wire)
+
+    @pytest.hookimpl
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
+                               sched: object) -> None:
+        """A worker died while running ``crashitem`` (xdist reports it as failed).
+
+        After a stop signal (this process got it too: Ctrl-C and CI time-outs signal the
+        whole group) the worker was stopped, not crashed: the item is reported as not run,
+        and the run ends as interrupted.  Otherwise: an error of the run naming the lost
+        item's models and the likely cause, recorded in results.json ``lost`` and counted as
+        failed by the verdict, unless its final report comes after all (xdist ran it again,
+        or it had finished): then its record counts, and ``recovered`` names it."""
+        stop = self.config.stash.get(STOP_SIGNAL_KEY, None)
+        if stop is not None:
+            report.outcome = "skipped"
+            report.when = "setup"
+            report.longrepr = (crashitem.split("::")[0], None,
+                               f"not run to its end: the run was interrupted ({stop})")
+            return
+        if not runs_behavioral_suite(self.config):
+            return  # not a gate run (e.g. the project's own tests): xdist's report as it is
+        run = nlp_session(self.config)
+        lost = run.record_lost_item(crashitem, str(report.longrepr))
+        report.when = "setup"  # an error of the run, not a gate the model missed
+        report.longrepr = f"{report.longrepr}\n{lost['message']}"
+        if crashitem in self.finished:  # its records arrived before its worker died
+            run.settle_lost_item(crashitem)
