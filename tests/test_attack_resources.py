@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from nlp_gate.kinds.attacks import fetch
+from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry
 from nlp_gate.kinds.attacks.resources import Bundle
@@ -98,11 +99,11 @@ def test_from_debian_builds_wordnet_stopwords_and_homoglyphs(tmp_path: Path) -> 
 
 def test_offline_stand_in_for_nltk_download_answers_from_disk(tmp_path: Path) -> None:
     bundle = Bundle(tmp_path)
-    assert r._nltk_download_offline("no-such-package") is False
+    assert offline._nltk_download_offline("no-such-package") is False
     (bundle.nltk_data / "corpora" / "stopwords").mkdir(parents=True)
     (bundle.nltk_data / "corpora" / "stopwords" / "english").write_text("the\n")
     bundle.activate()
-    assert r._nltk_download_offline("stopwords") is True
+    assert offline._nltk_download_offline("stopwords") is True
 
 
 def test_guard_turns_a_textattack_download_into_a_named_missing_resource(tmp_path: Path) -> None:
@@ -110,7 +111,7 @@ def test_guard_turns_a_textattack_download_into_a_named_missing_resource(tmp_pat
     (bundle.nltk_data / "corpora" / "stopwords").mkdir(parents=True)
     (bundle.nltk_data / "corpora" / "stopwords" / "english").write_text("the\na\n")
     bundle.activate()
-    textattack = r.import_textattack(bundle)
-    with r.offline_guard(), pytest.raises(r.MissingResources) as err:
+    textattack = offline.import_textattack(bundle)
+    with offline.offline_guard(), pytest.raises(r.MissingResources) as err:
         textattack.shared.utils.download_from_s3("nlp-gate/no/such/file")
     assert [m.key for m in err.value.missing] == ["textattack:nlp-gate/no/such/file"]

@@ -221,12 +221,12 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
     """ALBERT's gelu_new runs as transformers' fused gelu_pytorch_tanh (FUSED_ACTIVATIONS):
     the same probabilities to float32 rounding, and a fingerprint of its own so that cached
     predictions of one never answer for the other."""
-    from nlp_gate.engine import predictor
+    from nlp_gate.engine import checkpoint
 
     spec = MODELS["sentiment"]
     location = zoo_location(default_zoo_root(), spec)
     fused = load_classifier(spec, location, LoadOptions(cache=None))
-    monkeypatch.setattr(predictor, "FUSED_ACTIVATIONS", {})
+    monkeypatch.setattr(checkpoint, "FUSED_ACTIVATIONS", {})
     own = load_classifier(spec, location, LoadOptions(cache=None))
     assert (fused.model.config.hidden_act, own.model.config.hidden_act) == (
         "gelu_pytorch_tanh", "gelu_new")
@@ -238,7 +238,7 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
     assert np.abs(p - q).max() < 1e-5
     assert (p.argmax(axis=1) == q.argmax(axis=1)).all()
     # BERT's exact gelu is a fused kernel already: nothing to swap, fingerprint unchanged.
-    assert predictor.fused_activation({"hidden_act": "gelu"}) == {}
+    assert checkpoint.fused_activation({"hidden_act": "gelu"}) == {}
 
 
 @pytest.mark.parametrize("suite", sorted(MODELS))

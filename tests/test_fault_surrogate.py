@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from fixtures.function_repo import PLAIN_WORDS_TEST, function_repo, run_repo
-from nlp_gate.engine.predictor import UnencodableInput
-from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.config.profiles import cli_profile
-from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.engine.function_model import FunctionClassifier
+from nlp_gate.engine.predictor import LoadOptions, UnencodableInput
+
+# Runs pytest in a subprocess: slow (tests/integration).
+pytestmark = pytest.mark.slow
 
 # Collected after test_words.py: the model's shared pass starts with the healthy test.
 ODD_TEXT_TEST = '''

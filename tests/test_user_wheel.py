@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -27,6 +28,9 @@ from typing import Any
 import pytest
 
 from fixtures.gate_run import REPO
+
+# Runs pytest in a subprocess: slow (tests/integration).
+pytestmark = pytest.mark.slow
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
@@ -68,9 +72,17 @@ def _site_packages(venv: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # From a copy of the sources: setuptools builds in the source tree's build/, whose files
+    # of an earlier build (a module since removed) would otherwise ride along in the wheel.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "plugins", source / "plugins",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     out = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(REPO)], check=True, capture_output=True, timeout=600)
+                    "-q", "-w", str(out), str(source)], check=True, capture_output=True,
+                   timeout=600)
     return next(out.glob("nlp_gate-*.whl"))
 
 

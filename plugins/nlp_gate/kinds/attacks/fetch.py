@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.resources import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
@@ -143,7 +144,7 @@ def _fetch_one(bundle: Bundle, resource: r.Resource) -> None:
             raise FetchError(f"nltk.download({resource.package!r}) failed")
         bundle.record_provenance(resource.key, f"nltk.download({resource.package!r})")
     elif isinstance(resource, r.TextAttackFile):
-        textattack = r.import_textattack(bundle)
+        textattack = offline.import_textattack(bundle)
         textattack.shared.utils.download_from_s3(resource.path)
     elif isinstance(resource, r.HubModel):
         from huggingface_hub import snapshot_download

@@ -2,7 +2,7 @@
 encoder standing in for the Universal Sentence Encoder and SBERT, and a ``WordEmbedding``
 over its input token embeddings standing in for the counter-fitted paragram vectors.
 
-Import only after ``resources.import_textattack``.
+Import only after ``offline.import_textattack``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from typing import Any
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
+from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks import resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
@@ -118,7 +119,7 @@ class AttackRunner:
 
     # -- running --------------------------------------------------------------------------
     def run(self, case: AttackCase, classifier: Classifier) -> AttackVerdict | Unavailable:
-        textattack = resources.import_textattack(self.bundle)
+        textattack = offline.import_textattack(self.bundle)
         from nlp_gate.kinds.attacks.wrapper import ClassifierWrapper
 
         examples = self.eval_set(case.model)
@@ -126,7 +127,7 @@ class AttackRunner:
             return Unavailable(str(examples), True, self._base(case, "error", str(examples)))
         start = time.perf_counter()
         try:
-            with resources.offline_guard():
+            with offline.offline_guard():
                 attack, substitutions = self._build(case, ClassifierWrapper(classifier))
                 attack.goal_function.batch_size = self.settings.batch_size
                 _stop_at_budget(attack.search_method)

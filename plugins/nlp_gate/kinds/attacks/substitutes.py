@@ -28,7 +28,7 @@ homoglyph table through the ``open`` of the homoglyph transformation's module; c
 whose constructor downloads get a placeholder, dropped after the build; sentence encoders and
 NLTK-tagger constraints are replaced or dropped in the built attack.
 
-Import this module only after ``resources.import_textattack``.
+Import this module only after ``offline.import_textattack``.
 """
 
 from __future__ import annotations
