@@ -1,7 +1,10 @@
 """The project's own tests take their fixtures from ``fixtures/`` (this repository's pytest
-fixtures and fixture data), and are split into a fast subset and the slow rest."""
+fixtures and fixture data), and come in two kinds, by folder: ``unit/`` (fast) and
+``integration/`` (slow)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 # Imported before any test: pytester's sys.modules snapshot drops the modules a test imported
 # first, and C extensions do not survive a second import in one process: numpy.fft's refuses
@@ -19,10 +22,10 @@ pytest_plugins = ["pytester"]
 __all__ = ["REPO", "ZOO", "GateRun", "RunGate", "run_gate", "zoo"]
 
 # What makes a test slow: the built zoo (two minutes to build, seconds to load), or a pytest
-# run in a subprocess.  The rest is the fast subset (`-m "not slow"`, scripts/test_fast.sh),
-# which CI also runs on Python 3.13.
-SLOW_FIXTURES = {"zoo", "run_gate", "pytester"}
-SLOW_MODULES = {"test_zoo", "test_engine_properties", "test_prediction_cache", "test_attack_run"}
+# run in a subprocess.  Such tests live in tests/integration/, and every item there is marked
+# slow; tests/unit/ is the fast subset (`-m "not slow"`, scripts/test_fast.sh), which CI also
+# runs on Python 3.13.
+INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,7 +35,5 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        module = item.module.__name__.rpartition(".")[2] if isinstance(item, pytest.Function) \
-            else ""
-        if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.slow)

@@ -4,7 +4,7 @@
 all of its inputs (chunk by chunk, into packed int32 arrays), sorts them by length and pads
 each batch with numpy; ``Encodings`` lets the next model with the same tokenizer, in this
 process or another worker, reuse those tokens.  Every batch equals the tokenizer's own ``padding=True``
-encoding of its inputs (tests/test_engine_properties.py).
+encoding of its inputs (tests/integration/test_engine_properties.py).
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ def _truncating_backend(tokenizer: Any, max_length: int) -> Any | None:
 
     Calling it directly skips transformers' conversion of every encoding to a dict of Python
     lists, a third of the tokenization time of a suite's ~170k inputs.  The padded batches
-    are checked against ``tokenizer(..., padding=True)`` in tests/test_engine_properties.py.
+    are checked against ``tokenizer(..., padding=True)`` in
+    tests/integration/test_engine_properties.py.
     """
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is None:

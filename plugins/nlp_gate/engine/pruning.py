@@ -9,8 +9,8 @@ to two fifths of a forward pass; for a 12-layer base model about 4 %.
 
 Nothing is recomputed here: forward hooks (a documented PyTorch mechanism) slice the tensors
 between transformers' own modules to position 0, and transformers' code does the rest.  The
-logits are those of the unpruned model (tests/test_engine_properties.py checks them against
-it, padding included); the rule is part of the model fingerprint all the same, because a
+logits are those of the unpruned model (tests/integration/test_engine_properties.py checks them
+against it, padding included); the rule is part of the model fingerprint all the same, because a
 GEMM over other shapes may round differently.
 """
 

@@ -3,7 +3,7 @@
 A kind gets this narrow, typed view instead of the run's core: the run's settings, profile
 and gates, the selected cases, the evaluation sets, and the other kinds by name as ``Peer``s
 (the interface, never a concrete kind).  The core (``nlp_gate.session.Session``) implements
-it; no kind imports the core or another kind (``tests/test_import_graph.py``).  A kind's own
+it; no kind imports the core or another kind (``tests/unit/test_import_graph.py``).  A kind's own
 command-line options reach it parsed (``ItemKind.create``); the models it asked for reach
 ``ItemKind.run`` as ``Models``; its records reach results.json as its verdicts' records.
 """

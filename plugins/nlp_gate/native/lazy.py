@@ -3,8 +3,8 @@ is collected.
 
 Importing ``checklist.test_types`` takes 2.1 s (its notebook viewer pulls in IPython), and
 ``checklist.editor`` brings torch and transformers: collecting the behavioral suite must not
-pay that (it imports no heavy library, ``tests/test_start_up.py``).  These proxies forward
-every call and attribute to CheckList's own object, loaded on first use -- nothing of
+pay that (it imports no heavy library, ``tests/integration/test_start_up.py``).  These proxies
+forward every call and attribute to CheckList's own object, loaded on first use -- nothing of
 CheckList is re-implemented.
 """
 

@@ -11,7 +11,7 @@ the shortest text, and its replacement value (another ``sampled_from`` of the sl
 filtered to differ) the smallest change that still violates.
 
 Hypothesis is imported when a search runs, never when a test module declaring a space is
-collected (``tests/test_start_up.py``).
+collected (``tests/integration/test_start_up.py``).
 """
 
 from __future__ import annotations

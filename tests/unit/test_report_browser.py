@@ -21,7 +21,7 @@ from nlp_gate.report import write_reports
 
 from fixtures.report_data import fabricated_results
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "allure-summary.png"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # A cell no random fill produces: Table 2, protected: race, sst2 (bert 12.3 bold vs albert 45.6).

@@ -26,7 +26,7 @@ import pytest
 
 from fixtures.gate_run import REPO
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 pytestmark = pytest.mark.usefixtures("zoo")
 
 

@@ -2,7 +2,10 @@
 point 9): a pickle refused for holding more than tensors is reported without transformers'
 ``from_tf=True`` and torch's ``weights_only=False`` advice, and the truncation line names the
 length inputs were cut at (64 for the tiny zoo), not the default a cache-answered process
-kept.  (Naming --nlp-model, not the packaged models file: tests/test_fault_remote_code.py.)"""
+kept.  (Naming --nlp-model, not the packaged models file:
+tests/integration/test_fault_remote_code.py.)
+
+Its fast tests: ``tests/unit/test_fault_messages.py``."""
 
 from __future__ import annotations
 
@@ -11,13 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nlp_gate.report.terminal import truncation_lines
-
 from fixtures.gate_run import REPO
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
-# torch is imported in a subprocess, as tests/test_option_models_file.py does.
+# torch is imported in a subprocess, as tests/integration/test_option_models_file.py does.
 SAVE_HOSTILE = """
 import os, sys, torch
 from safetensors.torch import load_file
@@ -48,14 +49,3 @@ def test_the_pickle_refusal_gives_no_advice_to_load_it_anyway(tmp_path: Path, zo
     assert "unsupported GLOBAL posix.system" in out  # what torch refused
     for advice in ("from_tf", "weights_only", "can still be loaded", "trust the source"):
         assert advice not in out, advice
-
-
-def test_the_truncation_line_names_the_length_inputs_were_cut_at() -> None:
-    engine = [  # one process forwarded (narrowed to the model's 64 positions), one was answered
-        # from the prediction cache and kept the default 128
-        {"dataset": "sst2", "model": "bert", "truncated_inputs": 3, "max_length": 64},
-        {"dataset": "sst2", "model": "bert", "truncated_inputs": 0, "max_length": 128},
-    ]
-    assert truncation_lines(engine) == [
-        "inputs longer than the model's maximum length, truncated to it (of those forwarded "
-        "this run): sst2/bert 3 (at 64 tokens)"]

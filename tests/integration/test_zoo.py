@@ -43,7 +43,7 @@ from nlp_gate.zoo import recipe as zoo_recipe
 from nlp_gate.zoo.train import accuracy, deterministic_torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # Enough training for a meaningful (if weaker than default) sst2 model in ~15 s.
 SMALL_RECIPE = dataclasses.replace(

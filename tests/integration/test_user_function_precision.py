@@ -6,7 +6,9 @@ edges (1/3, 2/3), the plugin's fail counts equal CheckList's own ``run`` + ``get
 the function's outputs, converted to three classes by the snippet CheckList's README gives for
 binary sentiment models (copied below to the letter, not the project's code).  A float32 cast
 moves 2/3 off the edge: a row CheckList reads as negative (no branch of its snippet takes
-p == 2/3) became neutral."""
+p == 2/3) became neutral.
+
+Its fast tests: ``tests/unit/test_user_function_precision.py``."""
 
 from __future__ import annotations
 
@@ -20,8 +22,6 @@ import pytest
 from fixtures.gate_run import REPO, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 from nlp_gate import suites as cr
-from nlp_gate.engine.keys import input_key
-from nlp_gate.engine.prediction_cache import PredictionCache
 
 # p(positive) exactly 2/3 with a positive word, exactly 1/3 with a negative one, else 1/2.
 EDGE_FUNCTION = '''
@@ -117,14 +117,3 @@ def test_band_edge_probabilities_are_counted_as_checklist_counts_them(
     engine = cached.json["engine"][0]
     assert engine["forward_passes"] == 0 and engine["cache_hits"] > 0
     assert {r["test"]: (r["n_failed"], r["fail_rate"]) for r in cached.records} == expected
-
-
-def test_the_cache_returns_float64_rows_bit_for_bit(tmp_path: Path) -> None:
-    cache = PredictionCache(tmp_path / "cache.sqlite")
-    rows = [(input_key("edge"), np.array([1 / 3, 2 / 3])),
-            (input_key("checkpoint"), np.array([0.25, 0.75], dtype=np.float32))]
-    cache.put("fp", "model", rows)
-    got = cache.get("fp", [k for k, _ in rows], 2)
-    cache.close()
-    for key, row in rows:
-        assert got[key].dtype == row.dtype and got[key].tobytes() == row.tobytes()

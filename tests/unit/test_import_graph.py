@@ -24,7 +24,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "plugins" / "nlp_gate"
+PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "nlp_gate"
 
 # Each kind: the module prefixes that are that kind's own.  The rest of ``nlp_gate.kinds`` is
 # shared by every kind: ``base`` (the interface), ``context`` (what a kind sees of the run),

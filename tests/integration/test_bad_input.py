@@ -16,7 +16,7 @@ from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 from fixtures.gate_run import RunGate
 
 LABELS = ["negative", "positive"]
-THRESHOLDS = Path(__file__).resolve().parent.parent / "thresholds.yaml"
+THRESHOLDS = Path(__file__).resolve().parents[2] / "thresholds.yaml"
 
 
 def _models(tmp: Path, model_id: str) -> list[str]:

@@ -3,19 +3,17 @@
 test's fixed sample lacks, passes the sample's gate; its search finds the name, shrinks the
 case to the shortest texts one token apart, and the next run replays it from Hypothesis's
 example database.  A clean model's search finds nothing; without the option the searches skip
-with the reason.  With and without xdist."""
+with the reason.  With and without xdist.
+
+Its fast tests: ``tests/unit/test_option_search_examples.py``."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.native import SearchSpace, behavioral_test
-from nlp_gate.native.definition import NativeTestError
-from nlp_gate.native.search import SearchSpaceError
 
 from fixtures.gate_run import RunGate
 from fixtures.lexicon_model import PLANTED_NAME
@@ -115,27 +113,3 @@ def test_without_the_option_the_searches_skip_with_the_reason(
     assert "search off: pass --nlp-search-examples N to search" in out
     assert "searches" not in run.json
     assert {r["passed"] for r in run.json["records"]} == {True}
-
-
-@pytest.mark.parametrize(("declare", "message"), [
-    (lambda: SearchSpace("{who} liked it.", {"who": ["A", "B"]}, perturb="what"),
-     "perturb='what' is no field of the template; fields: who"),
-    (lambda: SearchSpace("{who!r} liked it.", {"who": ["A", "B"]}, perturb="who"),
-     "must be a plain {slot} name"),
-    (lambda: behavioral_test(capability="NER", type="mft", task="sentiment",
-                             search=SearchSpace("{who} liked it.", {"who": ["A", "B"]}, "who")),
-     "search= needs an INV or DIR test"),
-])
-def test_a_wrong_search_space_is_refused_where_it_is_declared(declare: Any,
-                                                              message: str) -> None:
-    with pytest.raises((SearchSpaceError, NativeTestError), match=re.escape(message)):
-        declare()
-
-
-def test_lexicons_are_read_when_searched_and_sorted_shortest_first() -> None:
-    space = SearchSpace(("Is {who} here?", "Is {who} there?"),
-                        lambda: {"who": ["Tom", "Al", "Bea", "Al"]}, perturb="who")
-    assert space.lexicons() == {"who": ("Al", "Bea", "Tom")}
-    assert space.fill({"who": "Al"}) == ("Is Al here?", "Is Al there?")
-    with pytest.raises(SearchSpaceError, match="slot 'who' needs two values to swap"):
-        SearchSpace("{who}", {"who": ["Al"]}, perturb="who").lexicons()

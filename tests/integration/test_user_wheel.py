@@ -21,16 +21,12 @@ import shutil
 import site
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fixtures.gate_run import REPO
-
-# Runs pytest in a subprocess: slow (tests/integration).
-pytestmark = pytest.mark.slow
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 

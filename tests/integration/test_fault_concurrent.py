@@ -1,8 +1,9 @@
 """Two runs sharing one cache folder (two CI jobs on one runner): both complete with the
 same records, and the cache they filled together answers a third run without a forward
 pass.  The prediction cache is SQLite in WAL mode with retries, token files and figures are
-published by atomic rename, and a zoo build takes a file lock (tests/test_zoo.py races two
-builds of one recipe; tests/test_prediction_cache.py two writers of one cache file)."""
+published by atomic rename, and a zoo build takes a file lock (tests/integration/test_zoo.py races
+two builds of one recipe; tests/integration/test_prediction_cache.py two writers of one cache
+file)."""
 
 from __future__ import annotations
 

@@ -16,9 +16,6 @@ from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.predictor import LoadOptions, UnencodableInput
 
-# Runs pytest in a subprocess: slow (tests/integration).
-pytestmark = pytest.mark.slow
-
 # Collected after test_words.py: the model's shared pass starts with the healthy test.
 ODD_TEXT_TEST = '''
 from nlp_gate.native import MFT, behavioral_test

@@ -20,9 +20,6 @@ from fixtures.gate_run import RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 from nlp_gate.config.profiles import ProfileError, cli_profile
 
-# Runs pytest in a subprocess: slow (tests/integration).
-pytestmark = pytest.mark.slow
-
 TEST = ("plain_words", "predict")
 SWAPPED = WORD_FUNCTION.replace("rows.append([1 - p, p])", "rows.append([p, 1 - p])")
 NOTICE = ("nlp-gate: sentiment/predict (mymod:predict) has no declared fingerprint: "

@@ -2,8 +2,8 @@
 (Ctrl-C) after the first items leaves a complete results.json marked ``"interrupted": true``
 with those items' records, a non-zero exit, and a next run that reuses them and ends with the
 same records as a run never interrupted (with and without xdist: records travel with each
-item's report).  A signal to the whole process group: tests/test_fault_signals.py; a killed
-xdist worker: tests/test_fault_worker_kill.py."""
+item's report).  A signal to the whole process group: tests/integration/test_fault_signals.py; a
+killed xdist worker: tests/integration/test_fault_worker_kill.py."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from nlp_gate import suites as cr
 from nlp_gate.suites import expectations, source, unpickler
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SEARCH_DIRS = cr.default_search_dirs(REPO_ROOT)
 
 # Measured on the published tarballs (examples = flattened inputs a model is asked about).

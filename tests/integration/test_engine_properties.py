@@ -29,7 +29,7 @@ from nlp_gate.engine.predictor import (
 from nlp_gate.kinds.checklist.run import examples_of, predict_fn, run_test
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE, SEED = 30, 1
 PROFILE = load_profile("tiny")
 MODELS = {"sentiment": PROFILE.get("sst2", "albert"), "qqp": PROFILE.get("qqp", "bert")}
