@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from fixtures.cache_file import cache_sql
 from fixtures.gate_run import RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 
@@ -36,16 +34,6 @@ def _args(tmp: Path, cache: str) -> list[str]:
             "-m", "sentiment and vocabulary and mft and not native"]
 
 
-@contextmanager
-def _sql(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection to the cache file, committed and closed after the block: closing the last
-    one checkpoints its write-ahead log into the file, before the test touches its bytes."""
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
 
 
 def _rates(run: object) -> dict[str, tuple[int, int, float]]:
@@ -61,7 +49,7 @@ def test_rows_edited_in_place_are_recomputed_not_used(run_gate: RunGate,
     assert _rates(filled) == truth
 
     # What an integrity check cannot see: valid rows, other values.
-    with _sql(cache) as db:
+    with cache_sql(cache) as db:
         rows = db.execute("SELECT fingerprint, input, probs, dtype FROM predictions").fetchall()
         db.executemany("UPDATE predictions SET probs=? WHERE fingerprint=? AND input=?", [
             (np.frombuffer(probs, dtype=dtype)[::-1].tobytes(), fp, key)
@@ -89,7 +77,7 @@ def test_random_bytes_in_the_middle_of_the_file(run_gate: RunGate, tmp_path: Pat
     truth = _rates(run_gate(*_args(tmp_path, "off")))
     cache = tmp_path / "cache.sqlite"
     run_gate(*_args(tmp_path, str(cache)))
-    with _sql(cache) as db:  # so that the run must read the predictions
+    with cache_sql(cache) as db:  # so that the run must read the predictions
         db.execute("DELETE FROM outcomes")
         db.commit()
         db.execute("VACUUM")

@@ -13,20 +13,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.gate_run import RunGate
-
+from fixtures.report_data import parse_markdown
 
 # -- parsers for the three formats, back to a grid of (text, bold) ---------------------------
-def parse_markdown(text: str) -> tuple[list[str], list[list[tuple[str, bool]]]]:
-    lines = [line for line in text.splitlines() if line.startswith("|")]
-    split = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
-    header, body = split[0], split[2:]
-
-    def cell(text: str) -> tuple[str, bool]:
-        bold = text.startswith("**") and text.endswith("**") and len(text) > 4
-        text = text[2:-2] if bold else text
-        return text.replace(r"\|", "|").replace(r"\*", "*"), bold
-
-    return header, [[cell(c) for c in row] for row in body]
 
 
 # -- real runs: the same tables with and without xdist ----------------------------------------

@@ -1,40 +1,19 @@
 """A damaged, edited or full prediction cache never falsifies a verdict (issue #29, point 3).
 
-Every stored row carries a checksum, checked on read: a probability or an outcome edited in
-place is recomputed, never used.  A file SQLite cannot read (random bytes over a page, cut to
-half) is moved aside and the run computes what it would have answered; a full disk stops the
-cache for the rest of the run.  Each says so once (``PredictionCacheWarning``), and the fail
-rates are those of a run without a cache.
-
-Its slow tests: ``tests/integration/test_fault_cache.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_fault_cache.py``."""
 
 from __future__ import annotations
 
-import sqlite3
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.prediction_cache import PredictionCache, PredictionCacheWarning
 from nlp_gate.engine.predictor import LoadOptions
 
-
-@contextmanager
-def _sql(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection to the cache file, committed and closed after the block: closing the last
-    one checkpoints its write-ahead log into the file, before the test touches its bytes."""
-    db = sqlite3.connect(path)
-    try:
-        yield db
-        db.commit()
-    finally:
-        db.close()
-
+from fixtures.cache_file import cache_sql
 
 # -- the same faults on the engine directly -----------------------------------------------
 SPEC = cli_profile(["sentiment=mymod:predict@v1"], lambda _: None).models[0]
@@ -92,7 +71,7 @@ def test_a_full_disk_stops_the_cache_not_the_run(tmp_path: Path) -> None:
 
 def test_a_cache_of_the_old_layout_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
-    with _sql(path) as db:  # the layout before checksums (user_version 0)
+    with cache_sql(path) as db:  # the layout before checksums (user_version 0)
         db.execute("CREATE TABLE predictions (fingerprint TEXT NOT NULL, input TEXT NOT NULL, "
                    "probs BLOB NOT NULL, PRIMARY KEY (fingerprint, input)) WITHOUT ROWID")
         db.execute("INSERT INTO predictions VALUES ('fp', '\"x\"', ?)",

@@ -5,7 +5,7 @@ length inputs were cut at (64 for the tiny zoo), not the default a cache-answere
 kept.  (Naming --nlp-model, not the packaged models file:
 tests/integration/test_fault_remote_code.py.)
 
-Its slow tests: ``tests/integration/test_fault_messages.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_fault_messages.py``."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 a repository holding only a models file, ``thresholds.yaml`` and ``pytest.ini`` runs the
 released items, with every default (gates, reports, caches) under *its* rootdir.
 
-Its slow tests: ``tests/integration/test_installed_plugin.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_installed_plugin.py``."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 is gated, recorded, tabled and in the Allure results; committed case files replace the
 generated ones; the gates may name native tests, and only those that exist.
 
-Its slow tests: ``tests/integration/test_native_tests.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_native_tests.py``."""
 
 from __future__ import annotations
 

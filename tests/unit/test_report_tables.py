@@ -3,7 +3,7 @@ model names, and Markdown / CSV / HTML saying the same thing.  Integration tests
 gate: on a user's models file with and without xdist (tables and plots byte for byte equal),
 and on the default profile (every test a row, 6 and 4 fail-rate columns).
 
-Its slow tests: ``tests/integration/test_report_tables.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_report_tables.py``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,12 @@ from nlp_gate.report.render import to_csv, to_html, to_markdown
 from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
 from nlp_gate.report.verdict import verdict
 
-from fixtures.report_data import ALL_FILTERED, EXTRA_TESTS, fabricated_results
+from fixtures.report_data import (
+    ALL_FILTERED,
+    EXTRA_TESTS,
+    fabricated_results,
+    parse_markdown,
+)
 from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
 
 TEST_COLUMN = 1  # capability, test, [seed_label (CSV only)], then dataset x model
@@ -37,17 +42,6 @@ def row_tests(table: Table) -> list[str]:
 
 
 # -- parsers for the three formats, back to a grid of (text, bold) ---------------------------
-def parse_markdown(text: str) -> tuple[list[str], list[list[tuple[str, bool]]]]:
-    lines = [line for line in text.splitlines() if line.startswith("|")]
-    split = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
-    header, body = split[0], split[2:]
-
-    def cell(text: str) -> tuple[str, bool]:
-        bold = text.startswith("**") and text.endswith("**") and len(text) > 4
-        text = text[2:-2] if bold else text
-        return text.replace(r"\|", "|").replace(r"\*", "*"), bold
-
-    return header, [[cell(c) for c in row] for row in body]
 
 
 class _HtmlGrid(HTMLParser):

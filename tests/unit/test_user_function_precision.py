@@ -1,14 +1,6 @@
 """The user's numbers, unchanged (issue #28, point 5).
 
-A function's float64 probabilities keep their precision through the memo, the prediction cache
-and the expectation: for a model whose p(positive) sits exactly on CheckList's neutral-band
-edges (1/3, 2/3), the plugin's fail counts equal CheckList's own ``run`` + ``get_stats`` on
-the function's outputs, converted to three classes by the snippet CheckList's README gives for
-binary sentiment models (copied below to the letter, not the project's code).  A float32 cast
-moves 2/3 off the edge: a row CheckList reads as negative (no branch of its snippet takes
-p == 2/3) became neutral.
-
-Its slow tests: ``tests/integration/test_user_function_precision.py``."""
+Its fast tests; the slow ones, and the story, in ``tests/integration/test_user_function_precision.py``."""
 
 from __future__ import annotations
 
