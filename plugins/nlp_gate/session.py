@@ -205,8 +205,8 @@ class Session:
     def drift_note(self, spec: ModelSpec) -> str:
         """What to append to a gate miss of a drifted zoo model (empty otherwise)."""
         drift = self.zoo_drift().get(spec.key)
-        return (f"\nnote: {drift}: this zoo was built with other numerics (README, "
-                "\"Calibrating the tiny gates\"); the miss may come from the build"
+        return (f"\nnote: {drift}: this zoo was built with other numerics "
+                "(docs/measurements/calibration.md); the miss may come from the build"
                 if drift else "")
 
     # -- running --------------------------------------------------------------------------
@@ -382,7 +382,7 @@ class Session:
         if drift:
             lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
                          "gates were calibrated on; their gate misses may come from this build "
-                         "(README, \"Calibrating the tiny gates\"):")
+                         "(docs/measurements/calibration.md):")
             lines += [f"nlp-gate:   {d}" for d in drift.values()]
         return lines
 
