@@ -94,7 +94,7 @@ class Recipe:
     # CPU kernel families the build workers may use.  torch picks its ATen kernels (and
     # MKL its GEMM code path) per instruction set, and each rounds differently, so one
     # recipe trained on an AVX-512 and on an AVX2 machine gave different weights and
-    # different fail rates (measured, README "Calibrating the tiny gates").  Pinning
+    # different fail rates (measured, docs/measurements/calibration.md).  Pinning
     # them (and oneDNN's) to the AVX2 path, which every x86-64 CPU since 2013-2015 has,
     # makes the weights a function of the recipe on any of them; other CPUs (ARM) train
     # other weights, which the run header then names.  Set in the environment of the
