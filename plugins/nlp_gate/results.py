@@ -28,7 +28,7 @@ SCHEMA_VERSION = 1
 # Sections that hold no gated item's record: what the run cost, and the items that ended
 # without a verdict (an error in the item, a worker that died under it).
 UNGATED = ("engine", "errors", "lost", "recovered")
-PACKAGES = ("torch", "transformers", "tokenizers", "checklist-pattern", "textattack", "datasets",
+PACKAGES = ("nlp-gate", "torch", "transformers", "tokenizers", "checklist-pattern", "textattack", "datasets",
             "numpy", "pytest", "pytest-xdist", "allure-pytest", "hypothesis")
 
 

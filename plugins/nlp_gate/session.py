@@ -369,7 +369,12 @@ class Session:
 
     def report_header(self) -> list[str]:
         """Enough to reproduce the run: profile, models and revisions, seed, gates."""
+        versions = package_versions()
         lines = [
+            # The plugin's own version first: a verdict is reproduced with the same release.
+            f"nlp-gate {versions['nlp-gate']}: python {versions['python']}, "
+            f"pytest {versions['pytest']}, pytest-xdist {versions['pytest-xdist']}, "
+            f"checklist {versions['checklist-pattern']}",
             f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
             f"seed={self.options.seed} sample={self.options.sample or 'all'} "
             f"gates={self.gates_applied()}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib import metadata
+
 import pytest
 
 from fixtures.gate_run import RunGate
@@ -10,11 +12,15 @@ from fixtures.gate_run import RunGate
 def test_default_profile_is_tiny_and_header_reproduces_the_run(run_gate: RunGate) -> None:
     run = run_gate("-m", "fairness and not native", "-k", "rotten_tomatoes", "--nlp-sample", "5")
     out = run.result.stdout.str()
+    # The header's first line names the plugin's release, as results.json does.
+    version = metadata.version("nlp-gate")
+    assert f"nlp-gate {version}: python " in out
     assert "nlp-gate: profile=tiny" in out and "seed=1" in out and "sample=5" in out
     assert "rotten_tomatoes/bert: zoo:rotten_tomatoes/bert" in out
     meta = run.json["run"]
     assert meta["profile"] == "tiny"
     assert meta["packages"]["torch"].startswith("2.13.0")
+    assert meta["packages"]["nlp-gate"] == version
     assert {m["model_id"] for m in meta["models"]} >= {"zoo:sst2/bert", "zoo:sst2/albert"}
     assert all(m["revision"] for m in meta["models"])  # zoo models carry the recipe hash
 
