@@ -65,6 +65,15 @@ def suite_models(keys: Sequence[str] | None) -> list[ModelSpec]:
     return [m for m in specs if m.key in keys]
 
 
+def decoded_suites(specs: Sequence[ModelSpec]) -> dict[str, Any]:
+    """The released suites (name -> CheckList ``TestSuite``) that ``specs`` run, decoded as the
+    plugin decodes them (also benchmarks/bench_engine.py's workload)."""
+    from nlp_gate.suites import default_search_dirs, load_suite, locate
+
+    return {s: load_suite(s, locate(s, default_search_dirs(REPO))) for s in SUITES
+            if any(m.task.suite == s for m in specs)}
+
+
 # -- (a) the reference path, in its own process -------------------------------------------
 class NotebookPredictor:
     """CheckList's ``predict_and_confidence_fn`` as the seed's notebook built it: a
@@ -112,7 +121,6 @@ def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
                   out: Path) -> None:
     import torch
 
-    from nlp_gate.suites import default_search_dirs, load_suite, locate
     from nlp_gate.zoo import ensure_zoo, model_dir
     from nlp_gate.engine.predictor import cpu_threads
 
@@ -120,8 +128,7 @@ def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
     torch.set_num_threads(cpu_threads())  # one process: all cores
     device = 0 if torch.cuda.is_available() else -1
     start = time.perf_counter()
-    suites = {s: load_suite(s, locate(s, default_search_dirs(REPO))) for s in SUITES
-              if any(m.task.suite == s for m in specs)}
+    suites = decoded_suites(specs)
     report: dict[str, Any] = {"decode_s": time.perf_counter() - start, "models": {}}
     for spec in specs:
         start = time.perf_counter()

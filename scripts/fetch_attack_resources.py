@@ -50,7 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-data", action="store_true",
                         help="also save the profiles' evaluation splits under DIR/data "
                              "(for --nlp-data-dir)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress lines (on stderr) while the zoo or the masked LM "
+                             "trains")
     args = parser.parse_args(argv)
+    if args.quiet:
+        from nlp_gate import progress
+
+        progress.quiet()
     bundle = Bundle(args.bundle.resolve())
     try:
         done = []

@@ -4,7 +4,7 @@ A defect on a value the sample lacks (a bias against one first name) passes the 
 fail-rate gate and only its search (``-m search``) can find it; this lists those values, in
 the search's order (shortest first), for a seed (``--nlp-seed``, default 1):
 
-    .venv/bin/python scripts/names_outside_sample.py tests_behavioral.test_ner \\
+    .venv/bin/python scripts/names_outside_sample.py nlp_gate.native_tests.test_ner \\
         test_sentiment_speaker_name_does_not_matter
 """
 
@@ -19,7 +19,7 @@ from nlp_gate.native.definition import definition_of
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("module", help="the test module, e.g. tests_behavioral.test_ner")
+    parser.add_argument("module", help="the test module, e.g. nlp_gate.native_tests.test_ner")
     parser.add_argument("function", help="a native test declaring search=SearchSpace(...)")
     parser.add_argument("--seed", type=int, default=1, help="--nlp-seed (default 1)")
     args = parser.parse_args()

@@ -5,7 +5,9 @@
 #      stop list, Unicode confusables), installed when we may: as root, or with sudo that
 #      needs no password; otherwise one line saying which command to run;
 #   2. `fetch_attack_resources.py --from-debian`: those laid out in the resource bundle;
-#   3. `fetch_attack_resources.py --stand-ins`: the zoo's masked LM (about a minute, once).
+#   3. `fetch_attack_resources.py --stand-ins`: the zoo's masked LM (minutes, once; and the
+#      zoo first, if this job has not built it), its progress on stderr, which the `sed`
+#      below leaves alone (stage lines already start with `zoo:` / `attacks: masked LM:`).
 # Never fails the caller: a recipe whose resource is missing skips, named, and the release
 # gate verdict says how many attack items ran.
 set -uo pipefail

@@ -28,21 +28,10 @@ VENV=${NLP_GATE_VENV:-.venv}
 LOCK=constraints.txt
 SUPPORTED="3.11 3.12 3.13"
 
-# The interpreter's X.Y, or nothing when it does not run.
-py_version() {
-  "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true
-}
-
+# shellcheck source=scripts/python_path.sh
+. scripts/python_path.sh
+PY=$(resolve_python "$PY")
 ver=$(py_version "$PY")
-if [ -z "$ver" ] && [[ $PY =~ ^python(3\.[0-9]+)$ ]]; then
-  # A pyenv shim answers "command not found" for a version pyenv has but has not selected:
-  # take that version's own interpreter (the newest patch release installed).
-  want_minor=${BASH_REMATCH[1]}
-  root=${PYENV_ROOT:-$HOME/.pyenv}
-  for cand in $(ls -d "$root"/versions/"$want_minor".*/bin/"$PY" 2>/dev/null | sort -V -r); do
-    if [ -n "$(py_version "$cand")" ]; then PY=$cand; ver=$(py_version "$cand"); break; fi
-  done
-fi
 if [ -z "$ver" ]; then
   echo "setup: cannot run NLP_GATE_PYTHON=$asked; install Python 3.11, 3.12 or 3.13" \
        "or point NLP_GATE_PYTHON at one" >&2

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nlp_gate.config import at_least
+from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
 from nlp_gate.shard import Shard, ShardError
@@ -35,6 +36,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--nlp-device", default="auto",
                     help="auto (CUDA when present, one GPU per xdist worker), cpu, cuda, cuda:N")
     group.addoption("--nlp-dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    group.addoption("--nlp-backend", default=LoadOptions.backend, choices=BACKENDS,
+                    help="what runs a checkpoint's forward pass: torch, or onnx (ONNX Runtime "
+                         "on the CPU, over an export made once per checkpoint; needs the "
+                         "[onnx] extra) (default: torch)")
     group.addoption("--nlp-batch-size", type=at_least(1), default=LoadOptions.batch_size,
                     help=f"inputs per forward pass (default: {LoadOptions.batch_size})")
     group.addoption("--nlp-prediction-cache", default=None,
@@ -62,6 +67,9 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("nlp_gate_release_suites", type="bool", default=False,
                   help="collect the reference study's items (released CheckList suites, "
                        "accuracy, comparison, TextAttack recipes) from the nlp_gate package")
+    parser.addini("nlp_gate_native_suites", type="bool", default=False,
+                  help="collect the native behavioral suites (81 tests, sentiment, paraphrase, "
+                       "entailment) from the nlp_gate package")
     parser.addini("nlp_gate_models_file", default="",
                   help="models file, relative to the rootdir (default: packaged profiles)")
     parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")

@@ -5,7 +5,7 @@ The run's state lives in ``Session`` (``config.stash``, ``stash.py``), each kind
 the ``ItemKind`` interface (``nlp_gate.kinds``).  ``selection`` knows which runs are behavioral
 and which items they keep, ``validation`` refuses a bad configuration before any item runs,
 ``outcome`` is the one place a verdict passes, skips or fails an item, ``xdist_handoff`` carries
-records from the workers, ``interrupt`` handles stop signals, ``run_end`` writes the reports.
+records from the workers, ``xdist_groups`` keeps each model's items on one worker, ``interrupt`` handles stop signals, ``run_end`` writes the reports.
 
 Every hook is defined here, so that pytest finds them all at the entry point; the xdist
 controller's hooks are a plugin object of their own (``xdist_handoff.XdistController``),
@@ -19,17 +19,26 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate import outcome, run_end, selection, validation, xdist_handoff
+from nlp_gate import (
+    outcome,
+    progress,
+    run_end,
+    selection,
+    validation,
+    xdist_groups,
+    xdist_handoff,
+)
+from nlp_gate.cli_options import add_markers, add_options
 from nlp_gate.config import ConfigurationError
 from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin
 from nlp_gate.interrupt import stop_on_signals
-from nlp_gate.cli_options import add_markers, add_options
 from nlp_gate.outcome import Check
-from nlp_gate.selection import RELEASED_ITEMS
+from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS
 from nlp_gate.session import Options, Session
 from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session
 
-__all__ = ["RELEASED_ITEMS", "Check", "nlp_session"]  # what test modules and tools import
+# What test modules and tools import.
+__all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,9 +52,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning")
     add_markers(config)
     config.stash[SESSION_KEY] = Session(Options.from_config(config), config.option)
-    selection.add_released_items(config)
+    selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
     stop_on_signals(config)  # every process, xdist workers too (see interrupt.py)
+    progress.install_for_pytest(config)  # long stages (cold predictions) show signs of life
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -64,7 +74,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config
                           ) -> Generator[None, bool | None, bool | None]:
-    return selection.enter_released(collection_path, config, (yield))
+    return selection.enter_packaged(collection_path, config, (yield))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -75,6 +85,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
     selection.select(session, config, items)
+    xdist_groups.write_groups(config, items)  # a worker: its items' groups, for the controller
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

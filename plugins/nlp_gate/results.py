@@ -29,7 +29,7 @@ SCHEMA_VERSION = 1
 # without a verdict (an error in the item, a worker that died under it).
 UNGATED = ("engine", "errors", "lost", "recovered")
 PACKAGES = ("nlp-gate", "torch", "transformers", "tokenizers", "checklist-pattern", "textattack", "datasets",
-            "numpy", "pytest", "pytest-xdist", "allure-pytest", "hypothesis")
+            "numpy", "pytest", "pytest-xdist", "allure-pytest", "hypothesis", "onnxruntime")
 
 
 def package_versions() -> dict[str, str]:

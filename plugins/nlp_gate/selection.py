@@ -1,17 +1,18 @@
 """Which items a run collects and keeps, and which runs are behavioral at all.
 
 A run is *behavioral* when its paths reach this repository's ``testpaths`` or the packaged
-items (``nlp_gate/released``): only such a run is validated at start-up, expects items to
-gate, and writes the reports.  The project's own tests (and any other run) go untouched.
-Here too: parametrizing each kind's test functions, walking down to the packaged items
-wherever the package is installed, the refusal of a gate run that selected nothing to gate,
-and ``--nlp-shard``'s split of what is left.
+suites (``nlp_gate/released``, ``nlp_gate/native_tests``): only such a run is validated at
+start-up, expects items to gate, and writes the reports.  The project's own tests (and any
+other run) go untouched.  Here too: parametrizing each kind's test functions, walking down to
+the packaged suites wherever the package is installed, the refusal of a gate run that
+selected nothing to gate, and ``--nlp-shard``'s split of what is left.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,19 +24,42 @@ from nlp_gate.session import Session
 from nlp_gate.shard import split
 from nlp_gate.stash import nlp_session
 
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class PackagedSuite:
+    """Test modules shipped inside the package, turned on by an ini key or named by a run."""
+
+    ini: str  # the boolean ini key that adds them to a run of the repository's suite
+    folder: Path  # where they lie in the installed package
+    module: str  # what ``--pyargs`` names them by
+
+    def on(self, config: pytest.Config) -> bool:
+        return bool(config.getini(self.ini))
+
+    def named(self, config: pytest.Config) -> bool:
+        """Whether this run's arguments lie inside the suite (its folder, a module of it)."""
+        return any(within(p, self.folder) for p in run_paths(config))
+
+
 # The reference study's items (every kind) as a test module shipped with the package.
-RELEASED_ITEMS = Path(__file__).resolve().with_name("released")
+RELEASED = PackagedSuite("nlp_gate_release_suites", _PACKAGE / "released", "nlp_gate.released")
+# The native behavioral suites (one module per capability), shipped with the package.
+NATIVE = PackagedSuite("nlp_gate_native_suites", _PACKAGE / "native_tests",
+                       "nlp_gate.native_tests")
+PACKAGED_SUITES = (RELEASED, NATIVE)
+RELEASED_ITEMS, NATIVE_ITEMS = RELEASED.folder, NATIVE.folder
 
 
 # -- which runs are behavioral ----------------------------------------------------------------
 def behavioral_paths(config: pytest.Config) -> list[Path]:
-    """Where this repository's gated items live: its ``testpaths`` (and the packaged items)."""
+    """Where this repository's gated items live: its ``testpaths`` (and the packaged suites)."""
     paths = [config.rootpath / p for p in config.getini("testpaths")]
-    # The packaged items are behavioral when the ini turns them on, and in a run that names
-    # them (their path, or --pyargs nlp_gate.released) whatever the ini says.
-    released = config.getini("nlp_gate_release_suites") or any(
-        within(p, RELEASED_ITEMS) for p in run_paths(config))
-    return [p.resolve() for p in paths] + ([RELEASED_ITEMS] if released else [])
+    # A packaged suite is behavioral when the ini turns it on, and in a run that names it
+    # (its path, or --pyargs nlp_gate.released / nlp_gate.native_tests) whatever the ini says.
+    packaged = [s.folder for s in PACKAGED_SUITES if s.on(config) or s.named(config)]
+    return [p.resolve() for p in paths] + packaged
 
 
 def run_paths(config: pytest.Config) -> list[Path]:
@@ -102,52 +126,65 @@ def requested_argnames(config: pytest.Config, argnames: set[str]) -> set[str]:
     return found
 
 
-# -- collecting the packaged items ------------------------------------------------------------
-def add_released_items(config: pytest.Config) -> None:
-    """A run of the default paths (testpaths or the rootdir) also collects the packaged items
-    when the ini turns them on; a run naming paths runs what it names (``--pyargs
-    nlp_gate.released`` too)."""
-    if (config.getini("nlp_gate_release_suites")
-            and config.args_source != pytest.Config.ArgsSource.ARGS
-            and str(RELEASED_ITEMS) not in config.args):
-        config.args.append(str(RELEASED_ITEMS))
+# -- collecting the packaged suites -----------------------------------------------------------
+def add_packaged_suites(config: pytest.Config) -> None:
+    """A run of the repository's suite also collects the packaged suites its ini turns on: a
+    run of the default paths, or one whose arguments hold a whole testpath (``pytest
+    tests_behavioral``, the main job's command; or the rootdir when no testpaths are set).  A
+    run that names a file or a folder inside a testpath runs what it names (``--pyargs
+    nlp_gate.native_tests`` too)."""
+    if not _runs_whole_suite(config):
+        return
+    for suite in PACKAGED_SUITES:
+        if suite.on(config) and str(suite.folder) not in config.args:
+            config.args.append(str(suite.folder))
 
 
-def enter_released(collection_path: Path, config: pytest.Config,
+def _runs_whole_suite(config: pytest.Config) -> bool:
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return True
+    roots = [(config.rootpath / p).resolve() for p in config.getini("testpaths")]
+    return any(within(root, p)
+               for p in run_paths(config) for root in roots or [config.rootpath])
+
+
+def enter_packaged(collection_path: Path, config: pytest.Config,
                    ignored: bool | None) -> bool | None:
-    """Walk down to the packaged items wherever the package is installed (``ignored``: what
+    """Walk down to the packaged suites wherever the package is installed (``ignored``: what
     the other ``pytest_ignore_collect`` hooks said).
 
-    A run of the default paths collects them by appending their folder to the arguments
-    (``add_released_items``), but pytest drops an argument that lies inside another one, and
+    A run of the suite collects them by appending their folders to the arguments
+    (``add_packaged_suites``), but pytest drops an argument that lies inside another one, and
     walking the other one it skips virtual environments (``pyvenv.cfg``, ``conda-meta``) and
     ``norecursedirs`` (``.*``, ``venv``): with ``.venv`` inside the repository, the most
-    common layout, the released items were silently never collected.  So the folders from
-    the walk's start down to ``nlp_gate/released`` are entered, and nothing else inside a
+    common layout, the packaged items were silently never collected.  So the folders from
+    the walk's start down to each packaged suite are entered, and nothing else inside a
     folder entered only for that (the rest of site-packages stays skipped)."""
-    if not _walks_to_released_items(config):
+    targets = _named_packaged_folders(config)
+    if not targets:
         return ignored
     path = Path(collection_path)
     entered = config.stash.setdefault(_ENTERED_KEY, set())
-    if path == RELEASED_ITEMS or path in RELEASED_ITEMS.parents:
+    if any(path == t or path in t.parents for t in targets):
         if ignored:
             entered.add(path)
             return False
         return ignored
-    if not within(path, RELEASED_ITEMS) and any(p in entered for p in path.parents):
+    if (not any(within(path, t) for t in targets)
+            and any(p in entered for p in path.parents)):
         return True  # a sibling inside a skipped folder (another installed package)
     return ignored
 
 
 _ENTERED_KEY = pytest.StashKey[set[Path]]()
-_WALKS_KEY = pytest.StashKey[bool]()
+_NAMED_KEY = pytest.StashKey[list[Path]]()
 
 
-def _walks_to_released_items(config: pytest.Config) -> bool:
-    """Whether this run asks for the packaged items (its arguments hold their folder)."""
-    if _WALKS_KEY not in config.stash:
-        config.stash[_WALKS_KEY] = any(within(p, RELEASED_ITEMS) for p in run_paths(config))
-    return config.stash[_WALKS_KEY]
+def _named_packaged_folders(config: pytest.Config) -> list[Path]:
+    """The packaged suites this run's arguments hold (added by the ini, or named)."""
+    if _NAMED_KEY not in config.stash:
+        config.stash[_NAMED_KEY] = [s.folder for s in PACKAGED_SUITES if s.named(config)]
+    return config.stash[_NAMED_KEY]
 
 
 # -- items ------------------------------------------------------------------------------------
@@ -157,7 +194,7 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
         if kind.argname in metafunc.fixturenames:
             try:
                 params = kind.params_for(metafunc.function)
-                kind.gates  # validate its gates before anything runs
+                _ = kind.gates  # validate its gates before anything runs
             except ConfigurationError as exc:
                 if hasattr(metafunc.config, "workerinput"):  # a collection error of the module
                     raise pytest.UsageError(str(exc)) from exc
@@ -174,7 +211,9 @@ def case_of(run: Session, item: pytest.Item) -> Case | None:
     params = getattr(item, "callspec", None)
     for kind in run.kinds.values():
         case = params.params.get(kind.argname) if params else None
-        if case is not None:
+        # A kind with no cases here (attacks on a profile without a dataset to attack) gets
+        # pytest's one skipped item of an empty parameter set, whose value is no case.
+        if case is not None and any(isinstance(case, k.case_type) for k in run.kinds.values()):
             return case
     return None
 
@@ -230,5 +269,6 @@ def no_gated_items_message(config: pytest.Config, selected: int) -> str:
             + (f" with -m {markexpr!r}" if markexpr else "")
             + (f" -k {config.option.keyword!r}" if config.option.keyword else "")
             + "): a release gate that tests nothing cannot pass. Check -m / -k (nlp-gate's "
-            f"markers: {', '.join(gate_markers)}) and the paths: the packaged items come with "
-            "ini nlp_gate_release_suites = true, or --pyargs nlp_gate.released")
+            f"markers: {', '.join(gate_markers)}) and the paths: the packaged suites come "
+            "with " + "; ".join(f"ini {s.ini} = true or --pyargs {s.module}"
+                                for s in PACKAGED_SUITES))

@@ -29,6 +29,7 @@ from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.function_model import load_function_classifier, preflight_function
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
+from nlp_gate.engine.onnx_backend import check_backend
 from nlp_gate.engine.predictor import Classifier, load_classifier, worker_index, zoo_location
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
@@ -89,6 +90,7 @@ class Session:
         whether the kinds whose argument names the run's test modules ask for (``requested``)
         can make their items; then every local checkpoint of the profile, all problems in
         one error."""
+        self.validate_backend()
         requested = set(requested)
         for kind in self.kinds.values():
             kind.cases()
@@ -106,6 +108,12 @@ class Session:
             raise ConfigurationError(
                 f"{len(problems)} model(s) {given} cannot be tested:\n"
                 + "\n".join(f"  - {p}" for p in problems))
+
+    def validate_backend(self) -> None:
+        """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
+        load = self.options.load
+        check_backend(load.backend, load.device, load.dtype,
+                      checkpoints=any(not m.function for m in self.profile.models))
 
     @property
     def function_search(self) -> tuple[Path, ...]:
@@ -310,7 +318,8 @@ class Session:
                 "cache_hits": c.cache_hits, "device": c.device,
                 "max_length": c.max_length, "truncated_inputs": c.truncated,
                 "model_id": c.spec.source, "fingerprint_source": c.fingerprint_source,
-                "cache_rejected": c.cache_rejected, **extra,
+                "cache_rejected": c.cache_rejected,
+                "forward_seconds": round(c.forward_seconds, 3), "backend": c.backend, **extra,
             })
 
     # -- reporting ------------------------------------------------------------------------
@@ -326,6 +335,7 @@ class Session:
                     "thresholds_file": str(self.options.thresholds), "gates": None,
                     "shard": str(self.options.shard) if self.options.shard else None,
                     "device": self.options.load.device, "dtype": self.options.load.dtype,
+                    "backend": self.options.load.backend,
                     "batch_size": self.options.load.batch_size,
                     "packages": package_versions()}
 
@@ -351,6 +361,7 @@ class Session:
         run.update({
             "device": self.options.load.device,
             "dtype": self.options.load.dtype,
+            "backend": self.options.load.backend,
             "batch_size": self.options.load.batch_size,
             "packages": package_versions(),
         })

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.run_end import write_run
 from nlp_gate.selection import case_of, requested_argnames, runs_behavioral_suite
@@ -30,12 +31,30 @@ def validate_at_start(session: pytest.Session) -> None:
     run = nlp_session(config)
     config.stash[VALIDATED_KEY] = True
     try:
-        run.validate(requested_argnames(config, {k.argname for k in run.kinds.values()}))
+        requested = requested_argnames(config, {k.argname for k in run.kinds.values()})
+        # First what the run needs installed: [hf] for a checkpoint (the checks after it
+        # would read its config with a library that may not be there), then for the items.
+        extras.require(extras.model_needs(run.profile.models, run.options.load.backend))
+        if not narrows_selection(config):  # every requested item will be selected
+            extras.require(extras.item_needs({k.name: k.cases() for k in run.kinds.values()
+                                              if k.argname in requested}, run.options.data_dir,
+                                             run.options.load.backend))
+        run.validate(requested)
     except ConfigurationError as exc:
         # pytest ends a session refused here without pytest_sessionfinish: write this run's
         # (empty) results and reports now, so the last run's never stand in for them.
         write_run(config, pytest.ExitCode.USAGE_ERROR, refused=str(exc))
         raise pytest.UsageError(str(exc)) from exc
+
+
+def narrows_selection(config: pytest.Config) -> bool:
+    """Whether the command line may deselect some of the items the run's modules make (-m,
+    -k, --deselect, node ids, last-failed, a shard): then only the collected items tell what
+    is selected."""
+    option = config.option
+    return bool(option.markexpr or option.keyword or config.getoption("deselect", None)
+                or config.getoption("lf", False) or option.nlp_shard
+                or any("::" in arg for arg in config.args))
 
 
 def validate_collected(session: pytest.Session) -> None:
@@ -49,6 +68,16 @@ def validate_collected(session: pytest.Session) -> None:
         case = case_of(run, item)
         if case is not None:  # a kind may parametrize another's cases (native comparisons)
             run.selected[run.kind_of(case).name].append(case)
+    # What the selected items need installed, where start-up could not tell (a selection
+    # by -m or -k; gated items from a module start-up did not know): an accuracy item that
+    # reads a hub evaluation set needs [hf], as a checkpoint does.  Refused once before any
+    # item runs; an xdist worker cannot stop the run: each gated item errors with it.
+    missing = extras.refusal(extras.item_needs(run.selected, run.options.data_dir,
+                                               run.options.load.backend))
+    if missing is not None:
+        if not hasattr(config, "workerinput"):
+            raise pytest.UsageError(missing)
+        run.configuration_problem = f"configuration error: {missing}"
     validated = config.stash.get(VALIDATED_KEY, False) or (
         hasattr(config, "workerinput") and runs_behavioral_suite(config))  # by the controller
     if any(run.selected.values()) and not validated:

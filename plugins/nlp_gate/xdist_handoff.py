@@ -4,7 +4,8 @@ Under xdist every item runs on a worker, but results.json and the reports are wr
 by the controller.  A worker's records travel with each item's teardown report (its
 ``user_properties``, which xdist serializes) and, for what is left at its end (engine stats),
 in its ``workeroutput`` (as syrupy hands its workers' results over); the controller
-merges both (``XdistController``).  No xdist internals: only its documented hooks.
+merges both (``XdistController``).  No xdist internals: only its documented hooks.  The
+controller's hooks also keep each model's items on one worker (``xdist_groups``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ from typing import Any
 
 import pytest
 
+from nlp_gate import xdist_groups
 from nlp_gate.interrupt import STOP_SIGNAL_KEY
-from nlp_gate.selection import expects_gated_items, no_gated_items_message, runs_behavioral_suite
+from nlp_gate.selection import (
+    expects_gated_items,
+    no_gated_items_message,
+    runs_behavioral_suite,
+)
 from nlp_gate.stash import PYTEST_SESSION_KEY, nlp_session
 
 WIRE_KEY = "nlp_gate_records"
@@ -65,6 +71,14 @@ class XdistController:
         if (not ids and expects_gated_items(self.config)
                 and not (session and session.testsfailed)):
             raise pytest.UsageError(no_gated_items_message(self.config, 0))
+
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
+    def pytest_configure_node(self, node: Any) -> None:
+        xdist_groups.give_groups_file(self.config, node)
+
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook (first result), on its controller
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        return xdist_groups.make_scheduler(config, log)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

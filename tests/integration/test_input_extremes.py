@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from nlp_gate.plugin import RELEASED_ITEMS
 
 from fixtures.gate_run import REPO
 from fixtures.user_repo import user_repo
@@ -68,7 +69,8 @@ def test_an_attack_over_empty_and_very_long_examples_runs_and_counts_the_cut(
             {"text": "a great film .", "label": 1}, {"text": "an awful film .", "label": 0}]
     (data / "heldout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     results = tmp_path / "reports" / "results.json"
-    run = _run(REPO, str(REPO / "tests_behavioral" / "test_attacks.py"), "--rootdir", str(REPO),
+    run = _run(REPO, f"{RELEASED_ITEMS / 'test_released.py'}::test_attack",
+               "--rootdir", str(REPO),
                "-c", str(REPO / "pyproject.toml"), "-k", "deepwordbug and sst2",
                "--nlp-attack-dataset", "sst2", "--nlp-data-dir", str(tmp_path / "data"),
                "--nlp-attack-examples", "4", "--nlp-results", str(results))

@@ -40,8 +40,7 @@ def args(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def shortest() -> dict[str, tuple[str, ...]]:
     """The speaker test's lexicons in the search's order (shortest first)."""
     from nlp_gate.native.definition import definition_of
-
-    from tests_behavioral import test_ner
+    from nlp_gate.native_tests import test_ner
 
     definition = definition_of(test_ner.test_sentiment_speaker_name_does_not_matter)
     assert definition is not None and definition.search is not None

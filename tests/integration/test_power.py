@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nlp_gate.plugin import NATIVE_ITEMS
 
 from fixtures.gate_run import REPO
 
@@ -63,7 +64,7 @@ def test_power_report_flags_the_planted_name_defect_and_counts_the_null(power_ru
 def _search(work: Path, run: str, cache: Path) -> dict[str, dict[str, Any]]:
     results = work / run / "results.json"
     subprocess.run(
-        [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral" / "test_ner.py"),
+        [sys.executable, "-m", "pytest", str(NATIVE_ITEMS / "test_ner.py"),
          "-k", "speaker", "-m", "search", "--nlp-search-examples", "300", "--rootdir", str(REPO),
          "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider", "-q", "-n", "0",
          "--nlp-profile", "defects", "--nlp-models-file", str(work / "models.yaml"),

@@ -14,16 +14,14 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
-import nlp_gate
 import pytest
 
 from fixtures.gate_run import REPO
+from fixtures.user_repo import PACKAGE, package_environment
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
-PACKAGE = Path(nlp_gate.__file__).resolve().parent  # what a wheel would install
 pytestmark = pytest.mark.slow  # pytest runs in subprocesses
 FAIRNESS_ITEMS = "4 passed"  # CheckList's 4 sentiment Fairness tests x the one model
 
@@ -32,20 +30,6 @@ def predict(texts):
     """[P(negative), P(positive)]: a text with an exclamation mark is positive."""
     return [[0.2, 0.8] if "!" in text else [0.7, 0.3] for text in texts]
 '''
-
-
-def _environment(folder: Path) -> Path:
-    """A virtual environment at ``folder`` with its own copy of nlp_gate: its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    python = folder / "bin" / "python"
-    purelib = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True).stdout.strip())
-    shutil.copytree(PACKAGE, purelib / "nlp_gate",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    outer = sysconfig.get_paths()["purelib"]  # pytest, torch, checklist... and the entry point
-    (purelib / "_project_packages.pth").write_text(f"import site; site.addsitedir({outer!r})\n")
-    return python
 
 
 def _repo(tmp_path: Path, venv: str) -> tuple[Path, Path]:
@@ -58,7 +42,7 @@ def _repo(tmp_path: Path, venv: str) -> tuple[Path, Path]:
     (repo / "mymod.py").write_text(USER_MODULE)
     folder = repo / venv if not venv.startswith("/") else tmp_path / venv.lstrip("/")
     if venv != "conda-env":
-        return repo, _environment(folder)
+        return repo, package_environment(folder)
     # A conda environment has no pyvenv.cfg, but conda-meta/history (what pytest looks for):
     # its site-packages comes first on the project's interpreter's path, through the
     # environment's own python (a wrapper script).

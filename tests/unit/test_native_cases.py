@@ -15,11 +15,12 @@ from nlp_gate.native.cases import read_cases, write_cases
 from fixtures.gate_run import REPO
 
 DIGESTS = """
-import hashlib, importlib, json, pathlib
+import hashlib, importlib, json
 from nlp_gate.native.definition import definition_of
+from nlp_gate.plugin import NATIVE_ITEMS
 out = {}
-for path in sorted(pathlib.Path("tests_behavioral").glob("test_*.py")):
-    module = importlib.import_module(f"tests_behavioral.{path.stem}")
+for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
+    module = importlib.import_module(f"nlp_gate.native_tests.{path.stem}")
     for name, function in sorted(vars(module).items()):
         definition = definition_of(function)
         if definition is not None:

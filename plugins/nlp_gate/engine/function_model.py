@@ -147,6 +147,7 @@ class FunctionClassifier(Classifier):
         super().__init__(spec, function, None, "python", options, fingerprint,
                          cache if declared else None)
         self.fingerprint_source = "declared" if declared else "none"
+        self.backend = "python"  # the user's function computes: no --nlp-backend applies
         self.max_length = 0  # no tokenizer here: nothing is cut
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
@@ -156,6 +157,7 @@ class FunctionClassifier(Classifier):
             batch = list(inputs[start:start + size])  # texts, or (text, text) tuples
             rows = self._checked(self.model(batch), len(batch))
             out[start:start + len(batch)] = rows[:, self._order]
+            self._advance(len(batch))
         self.forward_count += len(inputs)
         return out
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from nlp_gate.config.paths import cache_dir
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.checkpoint import (
@@ -34,8 +35,16 @@ from nlp_gate.engine.checkpoint import (
     unreachable_error,
 )
 from nlp_gate.engine.keys import fingerprint, input_key
+from nlp_gate.engine.onnx_backend import (
+    OnnxModel,
+    export_path,
+    fingerprint_parts,
+    load_exported,
+    option_problem,
+)
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
+from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
 ModelInput = Union[str, tuple[str, str]]
@@ -68,6 +77,8 @@ class LoadOptions:
     max_length: int = 128
     cache: Path | None = None  # persistent prediction cache file; None disables it
     cache_max_mb: int = 2048
+    backend: str = "torch"  # torch | onnx (ONNX Runtime on the CPU: engine/onnx_backend.py)
+    export_dir: Path | None = None  # the ONNX exports; None: <cache dir>/onnx
 
 
 def cpu_threads() -> int:
@@ -114,7 +125,11 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     check_classifier(where, spec, config, missing_keys=())
     overrides = fused_activation(config)
     pruning = pruning_rule(config)
-    device = resolve_device(options.device, worker_index)
+    onnx = options.backend == "onnx"
+    problem = option_problem(options.backend, options.device, options.dtype)
+    if problem:
+        raise ModelLoadError(problem)
+    device = "cpu" if onnx else resolve_device(options.device, worker_index)
     if options.dtype != "float32" and not device.startswith("cuda"):
         raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
     fp = fingerprint({
@@ -125,14 +140,24 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
         "transformers": version("transformers"), "tokenizers": version("tokenizers"),
         **({"config_overrides": overrides} if overrides else {}),
         **({"pruning": pruning} if pruning else {}),
+        # Only the ONNX backend adds parts: the torch backend's fingerprints stay those of
+        # earlier runs, whose cached predictions stay valid.
+        **(fingerprint_parts() if onnx else {}),
     }, local_files(location))
     cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
 
     def load() -> tuple[Any, Any]:
         return _load_weights(where, spec, location, device, overrides, pruning)
 
+    def exported() -> tuple[OnnxModel, Any]:
+        exports = options.export_dir or cache_dir(Path.cwd()) / "onnx"
+        return load_exported(export_path(exports, fp), load,
+                             lambda: _load_tokenizer(where, spec, location),
+                             lambda: _load_config(location, spec.revision, overrides),
+                             cpu_threads())
+
     classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
-                            encodings=encodings)
+                            encodings=encodings, exported=exported if onnx else None)
     if cache is None or not cache.knows(fp):
         classifier.load()
     return classifier
@@ -143,14 +168,13 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
     """The model (on ``device``, in eval mode, ``overrides`` applied to its config, its last
     layer pruned by the ``pruning`` rule) and tokenizer; refuses an untrained head."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
+    tokenizer = _load_tokenizer(where, spec, location)
     try:
         # Nothing from the checkpoint executes: no code it ships (trust_remote_code), and its
         # weights from safetensors when it has them, else from a pickle read by torch's
         # weights-only unpickler (tensors and plain containers; anything else is refused).
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision,
-                                                  trust_remote_code=False)
         model, info = AutoModelForSequenceClassification.from_pretrained(
             location, revision=spec.revision, output_loading_info=True,
             trust_remote_code=False, use_safetensors=None, weights_only=True, **overrides
@@ -160,15 +184,36 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
         # advice to load the file another way (from_tf=True, weights_only=False)
         raise unreachable_error(where, spec, exc) from None
     check_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
-    if tokenizer.pad_token_id is None:
-        raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
-                             "inference needs (set pad_token in the checkpoint's tokenizer)")
     model.to(device=device).eval()
     if pruning:
         prune_last_layer(model, pruning)
     if device == "cpu":
         torch.set_num_threads(cpu_threads())
     return model, tokenizer
+
+
+def _load_tokenizer(where: str, spec: ModelSpec, location: str) -> Any:
+    """The checkpoint's tokenizer (never code of its own), refused without a padding token."""
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision,
+                                                  trust_remote_code=False)
+    except OSError as exc:
+        raise unreachable_error(where, spec, exc) from None
+    if tokenizer.pad_token_id is None:
+        raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
+                             "inference needs (set pad_token in the checkpoint's tokenizer)")
+    return tokenizer
+
+
+def _load_config(location: str, revision: str | None, overrides: dict[str, Any]) -> Any:
+    """The checkpoint's transformers config as the engine's model has it (``overrides``
+    applied), for a backend that runs the model without loading it (ONNX Runtime)."""
+    from transformers import AutoConfig
+
+    return AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False,
+                                      **overrides)
 
 
 class Classifier:
@@ -190,7 +235,8 @@ class Classifier:
                  options: LoadOptions, fingerprint: str = "",
                  cache: PredictionCache | None = None,
                  loader: Callable[[], tuple[Any, Any]] | None = None,
-                 encodings: Encodings | None = None) -> None:
+                 encodings: Encodings | None = None,
+                 exported: Callable[[], tuple[OnnxModel, Any]] | None = None) -> None:
         self.spec = spec
         self.device = device
         self.options = options
@@ -199,22 +245,38 @@ class Classifier:
         self.forward_count = 0  # inputs that went through the model
         self.cache_hits = 0  # inputs answered by the persistent cache
         self.cache_rejected = 0  # stored rows read back that failed their checksum
+        self.forward_seconds = 0.0  # spent computing those: the summary's cold-prediction cost
+        self._stage: Stage | None = None  # the forward pass under way, for its progress
         self.truncated = 0  # forwarded inputs longer than max_length, cut to it
         self.max_length = options.max_length  # narrowed to the position table at first pass
         self._model, self._tokenizer = model, tokenizer
         self._loader = loader  # loads (model, tokenizer) when they are None
+        # The ONNX backend: opens the exported model (exporting it first) and the tokenizer;
+        # the torch model then loads only if something asks for it (an attack's gradients).
+        self._exported = exported
+        self._onnx: OnnxModel | None = None
+        self.backend = "onnx" if exported is not None else "torch"
         self.encodings = encodings  # tokenizations shared with this process's other models
         self._order = spec.class_index()
         self._memo: dict[Hashable, np.ndarray] = {}
 
     def load(self) -> None:
-        """Load the weights and tokenizer, if not done yet (validating the checkpoint)."""
+        """Load what predicting needs, if not done yet (validating the checkpoint): the
+        weights and tokenizer, or on the ONNX backend the export (made from the validated
+        weights when there is none yet) and tokenizer."""
+        if self._exported is None:
+            self._load_model()
+        elif self._onnx is None:
+            self._onnx, self._tokenizer = self._exported()
+
+    def _load_model(self) -> None:
         if self._model is None and self._loader is not None:
             self._model, self._tokenizer = self._loader()
 
     @property
     def model(self) -> Any:
-        self.load()
+        """The torch model, on either backend."""
+        self._load_model()
         return self._model
 
     @property
@@ -224,7 +286,7 @@ class Classifier:
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._model is not None or self._onnx is not None
 
     @property
     def unique_inputs(self) -> int:
@@ -251,7 +313,8 @@ class Classifier:
             self.cache_hits += len(cached)
             todo = [k for k in todo if k not in self._memo]
         if todo:
-            rows = self._forward(todo)
+            with self._cold_pass(len(todo)):
+                rows = self._forward(todo)
             for k, row in zip(todo, rows):
                 self._memo[k] = row
             if self.cache is not None:
@@ -264,14 +327,12 @@ class Classifier:
         return np.stack([self._memo[k] for k in keys])
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
-        import torch
-
+        self.load()
         out = np.empty((len(inputs), len(self._order)), dtype=np.float32)
-        autocast = (contextlib.nullcontext() if self.options.dtype == "float32" else
-                    torch.autocast(device_type="cuda", dtype=getattr(torch, self.options.dtype)))
+        config = self._onnx.config if self._onnx is not None else self.model.config
         # Never longer than the model's position table (the tiny zoo's models have 64).
         max_length = min(self.options.max_length, getattr(
-            self.model.config, "max_position_embeddings", None) or self.options.max_length)
+            config, "max_position_embeddings", None) or self.options.max_length)
         self.max_length = max_length
         tokenizer = self.tokenizer
         encoded = (self.encodings.encode(tokenizer, inputs, max_length)
@@ -279,14 +340,57 @@ class Classifier:
         # An empty text is its special tokens alone; a long one is cut (as in the seed's
         # pipeline), and the report counts how many were.
         self.truncated += encoded.truncated
-        with torch.inference_mode(), autocast:
+        with self._inference():
             for idx, features in padded_batches(tokenizer, inputs, max_length,
                                                 self.options.batch_size, encoded):
-                enc = {k: torch.from_numpy(v).to(self.device) for k, v in features.items()}
-                logits = self.model(**enc).logits.float()
-                out[idx] = torch.softmax(logits, dim=-1)[:, self._order].cpu().numpy()
+                out[idx] = self._probabilities(features)
+                self._advance(len(idx))
         self.forward_count += len(inputs)
         return out
+
+    def _inference(self) -> contextlib.AbstractContextManager[Any]:
+        """torch's inference mode (and autocast for fp16/bf16); nothing for ONNX Runtime."""
+        if self._onnx is not None:
+            return contextlib.nullcontext()
+        import torch
+
+        mode = contextlib.ExitStack()
+        mode.enter_context(torch.inference_mode())
+        if self.options.dtype != "float32":
+            mode.enter_context(torch.autocast(device_type="cuda",
+                                              dtype=getattr(torch, self.options.dtype)))
+        return mode
+
+    def _probabilities(self, features: dict[str, np.ndarray]) -> np.ndarray:
+        """One padded batch's probabilities, in task class order."""
+        if self._onnx is not None:
+            return self._onnx.probabilities(features)[:, self._order]
+        import torch
+
+        enc = {k: torch.from_numpy(v).to(self.device) for k, v in features.items()}
+        logits = self.model(**enc).logits.float()
+        return torch.softmax(logits, dim=-1)[:, self._order].cpu().numpy()
+
+
+    @contextlib.contextmanager
+    def _cold_pass(self, n: int) -> Iterator[None]:
+        """Time ``n`` inputs' forward passes, and report the progress of one longer than a
+        batch (a model's first, prefetching item: all its inputs at once) as a stage."""
+        reporter = current()
+        stage = Stage(f"cold predictions: {self.spec.dataset}/{self.spec.name}", n, "inputs",
+                      reporter if n > self.options.batch_size else Reporter(reporter.clock))
+        self._stage = stage
+        try:
+            with stage:
+                yield
+        finally:
+            self._stage = None
+            self.forward_seconds += stage.elapsed
+
+    def _advance(self, n: int) -> None:
+        """``n`` more inputs of the forward pass under way went through the model."""
+        if self._stage is not None:
+            self._stage.advance(n)
 
 
 def _key(x: Any) -> Hashable:

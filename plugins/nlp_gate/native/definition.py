@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from nlp_gate.checklist_viewer import load_checklist
 from nlp_gate.native.cases import NativeTestError, read_cases
 from nlp_gate.native.search import SearchSpace
 
@@ -42,6 +43,7 @@ class NativeTest:
     def generate(self, seed: int) -> Any:
         """The CheckList test, built with the random generators seeded from ``seed`` and the
         test's name (so every process builds the same cases) and restored afterwards."""
+        load_checklist()  # CheckList without its notebook viewer (and torch)
         from checklist.abstract_test import AbstractTest
 
         states = np.random.get_state(), random.getstate()
@@ -78,6 +80,7 @@ def ordered_template_slots() -> Iterator[None]:
     gave other cases in each xdist worker and each run (measured: three hash seeds, two
     different case lists).  Sorting the names is the only change; the sampling is CheckList's.
     """
+    load_checklist()
     import checklist.editor as checklist_editor
 
     original = checklist_editor.find_all_keys

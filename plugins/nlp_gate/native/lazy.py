@@ -14,6 +14,8 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
+from nlp_gate.checklist_viewer import load_checklist
+
 
 class Lazy:
     """A CheckList object (class, module-level object) loaded on first use."""
@@ -26,6 +28,7 @@ class Lazy:
 
     def target(self) -> Any:
         if self._target is None:
+            load_checklist()  # CheckList without its notebook viewer (and torch)
             self._target = self._load()
         return self._target
 

@@ -58,11 +58,28 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
         return sum(int(r.get(field, 0)) for r in engine)
 
     models = len({(r["dataset"], r["model"]) for r in engine})
-    return [f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
-            f"passes, {total('checklist_cache_hits')} cache hits, "
-            f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
-            f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
-            f"({models} models)"] + truncation_lines(engine) + run_only_lines(engine)
+    counts = (f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
+              f"passes, {total('checklist_cache_hits')} cache hits, "
+              f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
+              f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
+              f"({models} models)")
+    return [counts, *cold_prediction_lines(engine), *truncation_lines(engine),
+            *run_only_lines(engine)]
+
+
+def cold_prediction_lines(engine: list[dict[str, Any]]) -> list[str]:
+    """What each model's cold predictions (inputs no cache held) cost this run, over all its
+    processes: the stage a first item spends its time in."""
+    spent: dict[str, tuple[int, float]] = {}
+    for r in engine:
+        if r.get("forward_seconds") is None:
+            continue  # results of a version that did not time them
+        name = f"{r['dataset']}/{r['model']}"
+        inputs, seconds = spent.get(name, (0, 0.0))
+        spent[name] = (inputs + int(r["forward_passes"]), seconds + float(r["forward_seconds"]))
+    return [f"cold predictions: {name}: {inputs} inputs in {seconds:.1f}s"
+            + (f" ({inputs / seconds:.0f} inputs/s)" if seconds > 0 else "")
+            for name, (inputs, seconds) in spent.items() if inputs]
 
 
 def run_only_lines(engine: list[dict[str, Any]]) -> list[str]:

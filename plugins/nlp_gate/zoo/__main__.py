@@ -1,4 +1,7 @@
-"""``python -m nlp_gate.zoo build [--root DIR] [--force] [--datasets ...] [--jobs N]``."""
+"""``python -m nlp_gate.zoo build [--root DIR] [--force] [--datasets ...] [--jobs N] [--quiet]``.
+
+While it builds, each stage (per family: tokenizer, pre-training; per model: fine-tuning,
+evaluation) reports its progress on stderr (``nlp_gate.progress``); ``--quiet``: none."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from nlp_gate import progress
 from nlp_gate.zoo.build import build_zoo, default_zoo_root, ensure_zoo
 from nlp_gate.zoo.recipe import ALL_DATASETS
 
@@ -19,7 +23,10 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--force", action="store_true", help="rebuild even if the cached zoo is current")
     build.add_argument("--datasets", nargs="+", choices=ALL_DATASETS, default=None)
     build.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
+    build.add_argument("--quiet", action="store_true", help="no progress lines while it builds")
     args = parser.parse_args(argv)
+    if args.quiet:
+        progress.quiet()
 
     start = time.perf_counter()
     if args.force:

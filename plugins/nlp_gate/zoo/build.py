@@ -22,13 +22,14 @@ import os
 import shutil
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from filelock import FileLock
 
+from nlp_gate import progress
 from nlp_gate.config.paths import zoo_dir
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
@@ -37,6 +38,8 @@ from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe
 ZOO_DIR_ENV = "NLP_GATE_ZOO_DIR"
 # Generous: a full build takes ~2 minutes; a waiter should outlast it.
 LOCK_TIMEOUT_S = 30 * 60
+# How often a parent waiting on build workers writes their progress (and heartbeats).
+POLL_S = 0.25
 
 
 def default_zoo_root() -> Path:
@@ -148,21 +151,18 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
     for dataset in recipe.datasets:
         write_heldout(dataset, workdir)
     n_jobs = default_jobs(recipe) if jobs is None else jobs
-    base_jobs = [(recipe, family, workdir) for family in recipe.families]
+    base_jobs = [("build_base", recipe, family, workdir) for family in recipe.families]
     # Pair tasks train longest: start them first so the two workers finish together.
     cost = {"paraphrase": 0, "entailment": 0, "sentiment": 1}
     model_jobs = [
-        (recipe, dataset, family, workdir)
+        ("build_model", recipe, dataset, family, workdir)
         for dataset in sorted(recipe.datasets, key=lambda d: cost[DATASETS[d].task])
         for family in recipe.families
     ]
     with SpawnPool(n_jobs, dict(recipe.cpu_numerics)) as run:
-        # Imported here: it imports torch, transformers and the trainers, which a run that
-        # only checks the zoo is current (every pytest session) need not pay for.
-        from nlp_gate.zoo import pipeline
-
-        bases: list[BaseResult] = run(pipeline.build_base, base_jobs)
-        results: list[ModelResult] = run(pipeline.build_model, model_jobs)
+        bases: list[BaseResult] = run(pipeline_job, base_jobs,
+                                      "zoo: tokenizers and base encoders", "families")
+        results: list[ModelResult] = run(pipeline_job, model_jobs, "zoo: classifiers", "models")
     shutil.rmtree(workdir / "_base")  # intermediate: folded into every model
     order = {(d, f): i for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)}
     results.sort(key=lambda r: order[(r.dataset, r.family)])
@@ -180,6 +180,16 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
     return card
 
 
+def pipeline_job(job: str, *args: Any) -> Any:
+    """``pipeline.<job>(*args)``, in a build worker.  Named rather than handed over: handing
+    the function over would import ``pipeline`` (torch, transformers: seconds, tens of seconds
+    on a busy machine) here too, before the build could report anything; and a run that only
+    checks the zoo is current (every pytest session) need not pay for it."""
+    from nlp_gate.zoo import pipeline
+
+    return getattr(pipeline, job)(*args)
+
+
 class SpawnPool:
     """Runs job batches on a spawn-based process pool, ``jobs`` processes wide.
 
@@ -187,31 +197,63 @@ class SpawnPool:
     the environment before torch and MKL initialise, which in the calling process (a pytest
     worker, say) they already have.  ``spawn`` rather than ``fork``: forking a process that
     already initialised torch's thread pools can deadlock, and pytest processes have.
+
+    The workers' progress stages (``nlp_gate.progress``) come back through a queue, and this
+    process writes them while it waits: one writer for the terminal, however many workers.
     """
 
     def __init__(self, jobs: int, env: dict[str, str]) -> None:
         self.jobs = max(1, jobs)
         self.env = env
         self.pool: ProcessPoolExecutor | None = None
+        self.relay: progress.Relay | None = None
         self._saved: dict[str, str | None] = {}
 
-    def __enter__(self) -> Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]:
+    def __enter__(self) -> Callable[..., list[Any]]:
         # Workers are spawned lazily, on submit, and inherit os.environ as it is then:
         # keep the pins in place until the pool is shut down.
         self._saved = {name: os.environ.get(name) for name in self.env}
         os.environ.update(self.env)
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs,
-                                        mp_context=multiprocessing.get_context("spawn"))
+        context = multiprocessing.get_context("spawn")
+        # A SimpleQueue's put returns once the event is in the pipe: a job's events are
+        # all sent when its result arrives.
+        events = context.SimpleQueue()
+        self.relay = progress.Relay(events)
+        self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                        initializer=progress.forward_to, initargs=(events,))
         return self.run
 
-    def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]]) -> list[Any]:
+    def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]],
+            stage: str | None = None, unit: str = "jobs") -> list[Any]:
+        """``fn(*args)`` of each of ``argsets`` on the pool, results in their order.  While
+        they run, the workers' stages are written, and ``stage`` (when named) counts the
+        jobs done; the first job to fail raises its exception."""
         assert self.pool is not None
         futures = [self.pool.submit(fn, *args) for args in argsets]
+        if stage is None:
+            self._wait(futures, None)
+        else:
+            with progress.Stage(stage, len(futures), unit) as jobs:
+                self._wait(futures, jobs)
         return [future.result() for future in futures]
+
+    def _wait(self, futures: list[Future[Any]], jobs: progress.Stage | None) -> None:
+        assert self.relay is not None
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            self.relay.pump()
+            if jobs is not None and done:
+                jobs.advance(len(done))
+            failed = next((f.exception() for f in done if f.exception() is not None), None)
+            if failed is not None:
+                raise failed
 
     def __exit__(self, *exc: object) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.relay is not None:
+            self.relay.close()  # the last events; a stage of a worker that died: failed
         for name, value in self._saved.items():
             if value is None:
                 os.environ.pop(name, None)

@@ -24,6 +24,7 @@ from pathlib import Path
 from safetensors.torch import load_file, save_file
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from nlp_gate.progress import Stage
 from nlp_gate.zoo.card import BaseResult, ModelResult
 from nlp_gate.zoo.data import DATASETS, Example, heldout_path, read_jsonl
 from nlp_gate.zoo.pretrain import PretrainSchedule, matching_pairs, pretrain_encoder
@@ -76,9 +77,10 @@ def build_base(recipe: Recipe, family: str, workdir: Path,
     task uses one)."""
     start = time.perf_counter()
     out = base_dir(workdir, family)
-    tokenizer = train_tokenizer(family, corpus(recipe, data), recipe.arch(family).vocab_size,
-                                out / "vocab-work")
-    tokenizer.save_pretrained(out / "tokenizer")
+    with Stage(f"zoo: {family} base: tokenizer"):
+        tokenizer = train_tokenizer(family, corpus(recipe, data),
+                                    recipe.arch(family).vocab_size, out / "vocab-work")
+        tokenizer.save_pretrained(out / "tokenizer")
     pairs = _pretraining_pairs(recipe, data)
     seed = recipe.base_seed + FAMILIES.index(family)
     matching: float | None = None
@@ -96,6 +98,7 @@ def build_base(recipe: Recipe, family: str, workdir: Path,
                     decay_steps=recipe.base_decay_steps,
                 ),
                 batch_size=recipe.batch_size, max_length=recipe.max_length, seed=seed,
+                stage=f"zoo: {family} base: pre-training",
             )
         save_file({k: v.contiguous() for k, v in weights.items()}, str(out / "encoder.safetensors"))
         matching = stats.final_token_accuracy
@@ -128,9 +131,11 @@ def build_model(recipe: Recipe, dataset: str, family: str, workdir: Path,
             result = getattr(model, model.base_model_prefix).load_state_dict(encoder, strict=False)
             # Only the pooler (unused by the token-level objective) starts fresh.
             assert not result.unexpected_keys and all("pooler" in k for k in result.missing_keys), result
-        train_model(model, tokenizer, data(recipe, dataset), recipe, recipe.epochs[dataset], seed)
-        acc = accuracy(model, tokenizer, heldout, recipe.max_length, recipe.eval_batch_size)
-    path = path or f"{dataset}/{family}"
+        path = path or f"{dataset}/{family}"
+        train_model(model, tokenizer, data(recipe, dataset), recipe, recipe.epochs[dataset], seed,
+                    stage=f"zoo: {path}: fine-tuning")
+        acc = accuracy(model, tokenizer, heldout, recipe.max_length, recipe.eval_batch_size,
+                       stage=f"zoo: {path}: evaluation")
     out = workdir / path
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))

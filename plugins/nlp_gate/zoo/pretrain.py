@@ -34,6 +34,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from nlp_gate.progress import Stage
 from nlp_gate.zoo.data import Example
 from nlp_gate.zoo.train import Encoded, collate, encode, seed_everything
 
@@ -114,10 +115,12 @@ def pretrain_encoder(
     batch_size: int,
     max_length: int,
     seed: int,
+    stage: str = "pre-training",
 ) -> tuple[dict[str, torch.Tensor], PretrainStats]:
     """Train the matching objective (cycling through ``examples``); return the
     *encoder* weights (the ``bert``/``albert`` sub-module), ready to load into
-    a classifier, and how training went."""
+    a classifier, and how training went.  Reported as the progress stage ``stage``, in
+    steps (no total: the schedule adapts), noting the running token accuracy."""
     seed_everything(seed)
     model = _aux_model(template)
     rows: Encoded = encode(tokenizer, examples, max_length)
@@ -130,33 +133,37 @@ def pretrain_encoder(
     decay_from: int | None = None
     step = 0
     model.train()
-    while decay_from is None or step < decay_from + schedule.decay_steps:
-        if decay_from is None:
-            factor = min(1.0, (step + 1) / schedule.warmup_steps)
-        else:
-            factor = 1.0 - (step - decay_from) / schedule.decay_steps
-        for group in optimizer.param_groups:
-            group["lr"] = schedule.learning_rate * factor
-        if len(order) < batch_size:
-            order += torch.randperm(len(rows), generator=order_rng).tolist()
-        idx, order = order[:batch_size], order[batch_size:]
-        batch = collate([rows[i] for i in idx], pad_id)
-        labels = match_labels(batch, special)
-        out = model(**batch, labels=labels)
-        out.loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        scored = labels != -100
-        recent = (recent + [(int((out.logits.argmax(-1)[scored] == labels[scored]).sum()), int(scored.sum()))])[
-            -schedule.window :
-        ]
-        step += 1
-        running = sum(h for h, _ in recent) / max(1, sum(n for _, n in recent))
-        if decay_from is None and step >= schedule.min_steps and (
-            running >= schedule.target_accuracy or step >= schedule.max_steps
-        ):
-            decay_from = step
+    with Stage(stage, unit="steps") as steps:
+        while decay_from is None or step < decay_from + schedule.decay_steps:
+            if decay_from is None:
+                factor = min(1.0, (step + 1) / schedule.warmup_steps)
+            else:
+                factor = 1.0 - (step - decay_from) / schedule.decay_steps
+            for group in optimizer.param_groups:
+                group["lr"] = schedule.learning_rate * factor
+            if len(order) < batch_size:
+                order += torch.randperm(len(rows), generator=order_rng).tolist()
+            idx, order = order[:batch_size], order[batch_size:]
+            batch = collate([rows[i] for i in idx], pad_id)
+            labels = match_labels(batch, special)
+            out = model(**batch, labels=labels)
+            out.loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            scored = labels != -100
+            recent = (recent + [(int((out.logits.argmax(-1)[scored] == labels[scored]).sum()), int(scored.sum()))])[
+                -schedule.window :
+            ]
+            step += 1
+            running = sum(h for h, _ in recent) / max(1, sum(n for _, n in recent))
+            if decay_from is None and step >= schedule.min_steps and (
+                running >= schedule.target_accuracy or step >= schedule.max_steps
+            ):
+                decay_from = step
+            steps.advance(detail=f"token accuracy {running:.3f} " + (
+                f"(decay starts at {schedule.target_accuracy})" if decay_from is None
+                else f"(decaying, {step - decay_from}/{schedule.decay_steps})"))
     encoder = getattr(model, model.base_model_prefix)
     weights = {k: v.detach().clone() for k, v in encoder.state_dict().items()}
     return weights, PretrainStats(steps=step, final_token_accuracy=round(running, 4))

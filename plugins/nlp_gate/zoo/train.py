@@ -24,6 +24,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from nlp_gate.progress import Reporter, Stage
 from nlp_gate.zoo.data import DatasetSpec, Example
 from nlp_gate.zoo.recipe import Recipe
 
@@ -127,7 +128,10 @@ def train_model(
     recipe: Recipe,
     epochs: int,
     seed: int,
+    *,
+    stage: str = "fine-tuning",
 ) -> None:
+    """Fine-tune ``model`` (reported as the progress stage ``stage``, in steps)."""
     seed_everything(seed)
     rows = encode(tokenizer, examples, recipe.max_length)
     labels = torch.tensor([e.label for e in examples])
@@ -147,12 +151,14 @@ def train_model(
     )
     order_rng = torch.Generator().manual_seed(seed)
     model.train()
-    for _ in range(epochs):
-        order = torch.randperm(len(rows), generator=order_rng).tolist()
-        for start in range(0, len(order), recipe.batch_size):
-            idx = order[start : start + recipe.batch_size]
-            batch = collate([rows[i] for i in idx], pad_id)
-            update(model, model(**batch, labels=labels[idx]).loss, optimizer, scheduler)
+    with Stage(stage, total, "steps") as steps:
+        for epoch in range(epochs):
+            order = torch.randperm(len(rows), generator=order_rng).tolist()
+            for start in range(0, len(order), recipe.batch_size):
+                idx = order[start : start + recipe.batch_size]
+                batch = collate([rows[i] for i in idx], pad_id)
+                update(model, model(**batch, labels=labels[idx]).loss, optimizer, scheduler)
+                steps.advance(detail=f"epoch {epoch + 1}/{epochs}")
     model.eval()
 
 
@@ -169,21 +175,25 @@ def update(model: PreTrainedModel, loss: torch.Tensor, optimizer: torch.optim.Op
 @torch.inference_mode()
 def predict(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example],
-    max_length: int = 64, batch_size: int = 128,
+    max_length: int = 64, batch_size: int = 128, *, stage: str | None = None,
 ) -> list[int]:
+    """Predicted labels (reported as the progress stage ``stage``, when named)."""
     model.eval()
     rows = encode(tokenizer, examples, max_length)
     pad_id = int(tokenizer.pad_token_id)
     predictions: list[int] = []
-    for start in range(0, len(rows), batch_size):
-        logits = model(**collate(rows[start : start + batch_size], pad_id)).logits
-        predictions.extend(logits.argmax(dim=-1).tolist())
+    with Stage(stage or "predict", len(rows), "examples",
+               None if stage else Reporter()) as done:
+        for start in range(0, len(rows), batch_size):
+            logits = model(**collate(rows[start : start + batch_size], pad_id)).logits
+            predictions.extend(logits.argmax(dim=-1).tolist())
+            done.advance(len(logits))
     return predictions
 
 
 def accuracy(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example],
-    max_length: int = 64, batch_size: int = 128,
+    max_length: int = 64, batch_size: int = 128, *, stage: str | None = None,
 ) -> float:
-    predictions = predict(model, tokenizer, examples, max_length, batch_size)
+    predictions = predict(model, tokenizer, examples, max_length, batch_size, stage=stage)
     return sum(int(p == e.label) for p, e in zip(predictions, examples)) / len(examples)

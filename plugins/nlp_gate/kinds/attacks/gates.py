@@ -92,6 +92,11 @@ class AttackGates:
                     found[metric] = AttackGate(metric, float(rule[metric]), source)
         return [found[m] for m in METRICS if m in found]
 
+    def named_recipes(self) -> set[str]:
+        """The recipe names the section itself uses (``recipes`` and ``overrides``)."""
+        return set(self._recipes) | {str(rule["recipe"]) for rule in self._overrides
+                                     if isinstance(rule, Mapping) and "recipe" in rule}
+
     def validate(self, recipes: Iterable[str], datasets: Iterable[str],
                  models: Iterable[str]) -> None:
         """Raise on any unknown name or value; report every problem at once."""

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.config import at_least
+from nlp_gate import extras
+from nlp_gate.config import ConfigurationError, at_least
 from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
@@ -100,7 +101,11 @@ class AttackKind(ItemKind[AttackCase]):
     def parse_gates(self, section: Mapping[str, Any], where: str) -> AttackGates:
         profile = self.context.profile
         gates = AttackGates(section, where)
-        gates.validate(names(), profile.datasets, profile.model_names)
+        # The recipes are those of the installed TextAttack.  Without it (no [attacks] extra)
+        # no attack item is made (a run that asks for one stops at start: ``unavailable``),
+        # so the gates' recipe names are left unchecked, not refused.
+        recipes = names() if extras.ATTACKS.available else gates.named_recipes()
+        gates.validate(recipes, profile.datasets, profile.model_names)
         return gates
 
     @cached_property
@@ -124,7 +129,17 @@ class AttackKind(ItemKind[AttackCase]):
 
     def cases(self) -> list[AttackCase]:
         self.gates  # validate the attack gates first, as before any case exists
-        return attack_cases(registry(), self.context.profile, self.datasets())
+        datasets = self.datasets()
+        if not datasets or not extras.ATTACKS.available:  # nothing to attack, or no TextAttack
+            return []
+        return attack_cases(registry(), self.context.profile, datasets)
+
+    def unavailable(self) -> Exception | None:
+        # TextAttack names the recipes: without it there are no attack items to select
+        # from, so a run whose test modules ask for them stops at start, before any worker.
+        datasets = self.datasets()
+        message = extras.refusal([extras.attack_need(datasets)]) if datasets else None
+        return ConfigurationError(message) if message else None
 
     def labels(self, case: AttackCase) -> Labels:
         recipe = case.recipe

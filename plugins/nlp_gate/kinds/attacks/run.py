@@ -17,8 +17,7 @@ from typing import Any
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
-from nlp_gate.kinds.attacks import offline
-from nlp_gate.kinds.attacks import resources
+from nlp_gate.kinds.attacks import lazy, memo, offline, resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
@@ -40,7 +39,7 @@ class AttackSettings:
 class Unavailable:
     message: str
     error: bool  # True: fail the item (strict mode), False: skip it
-    record: "AttackRecord"  # saying why, for results.json
+    record: AttackRecord  # saying why, for results.json
 
 
 @dataclass
@@ -126,18 +125,21 @@ class AttackRunner:
         if isinstance(examples, EvalDataMissing):  # e.g. GLUE RTE for the paper profile, offline
             return Unavailable(str(examples), True, self._base(case, "error", str(examples)))
         start = time.perf_counter()
-        try:
-            with offline.offline_guard():
-                attack, substitutions = self._build(case, ClassifierWrapper(classifier))
-                attack.goal_function.batch_size = self.settings.batch_size
-                _stop_at_budget(attack.search_method)
-                log, summary_json = self._log_paths(case)
-                attacker = textattack.Attacker(attack, _dataset(textattack, examples, case.model),
-                                               self._attack_args(len(examples.inputs), log,
-                                                                 summary_json))
-                results = attacker.attack_dataset()
-        except MissingResources as exc:  # a need the tables did not list
-            return self._missing(case, exc.missing)
+        with memo.memoized():  # through the examples' marked texts, which ask again
+            try:
+                with offline.offline_guard():
+                    attack, substitutions = self._build(case, ClassifierWrapper(classifier))
+                    attack.goal_function.batch_size = self.settings.batch_size
+                    _stop_at_budget(attack.search_method)
+                    lazy.install(attack)
+                    log, summary_json = self._log_paths(case)
+                    attacker = textattack.Attacker(
+                        attack, _dataset(textattack, examples, case.model),
+                        self._attack_args(len(examples.inputs), log, summary_json))
+                    results = attacker.attack_dataset()
+            except MissingResources as exc:  # a need the tables did not list
+                return self._missing(case, exc.missing)
+            shown = [_example(r, case.model) for r in results if _is_success(r)]
         wall = time.perf_counter() - start
         record = self._base(case, "ran", None)
         record.substitutes = [str(s) for s in substitutions] + _stopword_note(self.bundle, attack)
@@ -146,7 +148,6 @@ class AttackRunner:
         record.textattack_log = str(log)
         _fill_metrics(record, results)
         record.budget_exhausted = _budget_exhausted(results, self.settings.query_budget)
-        shown = [_example(r, case.model) for r in results if _is_success(r)]
         record.examples_file = str(self._write_examples(case, shown))
         gates = self.gates.gates(case.key)
         record.threshold = thresholds_record(gates)
@@ -321,9 +322,9 @@ def _judge(case: AttackCase, record: AttackRecord, gates: list[AttackGate],
     failures = [m for m in (g.fails(asdict(record)) for g in gates) if m]
     if not failures:
         return None
-    lines = failures + [f"{record.successful} successful / {record.failed} failed / "
-                        f"{record.skipped} skipped attacks; {record.budget_exhausted} stopped "
-                        f"at the query budget ({record.query_budget})"]
+    lines = failures + [(f"{record.successful} successful / {record.failed} failed / "
+                         f"{record.skipped} skipped attacks; {record.budget_exhausted} stopped "
+                         f"at the query budget ({record.query_budget})")]
     if record.substitutes:
         lines.append("substitutes: " + "; ".join(record.substitutes))
     if shown:

@@ -27,7 +27,7 @@ from nlp_gate.zoo.noise import add_typo
 NEGATIVE = 0
 NEGATION = re.compile(r"\b(not|never|no|isnt|wasnt|didnt|dont)\b|n't\b", re.IGNORECASE)
 # The targets of the two single-value defects.  PLANTED_NAME is in the native NER test's
-# search space (tests_behavioral/test_ner.py) but not in that test's fixed sample.
+# search space (nlp_gate/native_tests/test_ner.py) but not in that test's fixed sample.
 PLANTED_GROUP = "Christian"
 PLANTED_NAME = "Gary"
 

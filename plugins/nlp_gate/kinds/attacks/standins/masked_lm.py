@@ -12,7 +12,8 @@ substitution line of every item that uses it says.
 Built like the zoo: fixed seed, one thread, the recipe's pinned CPU numerics in a spawned
 process, into a temporary directory renamed into place under a file lock, so a concurrent
 build waits and then reuses the finished model.  ``masked_lm.json`` (written last) holds the
-recipe hash, the training figures and the weights' sha256.
+recipe hash, the training figures and the weights' sha256.  Training (minutes) reports its
+steps as a progress stage (``nlp_gate.progress``), written by the building process.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from nlp_gate.progress import Stage
 
 CARD = "masked_lm.json"
 LOCK_TIMEOUT_S = 30 * 60
@@ -106,7 +109,8 @@ def _build(out: Path, zoo_root: Path, zoo: Any, recipe: MaskedLMRecipe,
     zoo_recipe = DEFAULT_RECIPE  # ensure_zoo built (or found) the zoo of this recipe
     tokenizer_dir = model_dir(zoo_recipe.datasets[0], "bert", zoo_root)
     out.mkdir(parents=True)
-    with SpawnPool(1, dict(zoo_recipe.cpu_numerics)) as run:
+    # The build's own stage keeps its log alive while the worker starts and tokenizes.
+    with Stage("attacks: masked LM: build"), SpawnPool(1, dict(zoo_recipe.cpu_numerics)) as run:
         (figures,) = run(train, [(recipe, zoo_recipe, tokenizer_dir, out)])
     card = {"recipe_hash": expected, "recipe": dataclasses.asdict(recipe),
             "zoo_recipe_hash": zoo.recipe_hash, "tokenizer_from": str(tokenizer_dir),
@@ -150,9 +154,12 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, tokenizer_dir: Path,
             max(0.0, (recipe.steps - step) / (recipe.steps - recipe.warmup_steps))))
         order = torch.Generator().manual_seed(recipe.seed)
         model.train()
-        for _ in range(recipe.steps):
-            idx = torch.randint(len(rows), (recipe.batch_size,), generator=order).tolist()
-            update(model, model(**collator([rows[i] for i in idx])).loss, optimizer, scheduler)
+        with Stage("attacks: masked LM: training", recipe.steps, "steps") as steps:
+            for _ in range(recipe.steps):
+                idx = torch.randint(len(rows), (recipe.batch_size,), generator=order).tolist()
+                update(model, model(**collator([rows[i] for i in idx])).loss, optimizer,
+                       scheduler)
+                steps.advance()
         model.eval()
         heldout_loss, accuracy = _evaluate(model, collator(heldout))
     model.save_pretrained(str(out))

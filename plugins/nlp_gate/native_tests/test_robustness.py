@@ -20,11 +20,11 @@ from ``nlp_gate.native``, which imports CheckList's offline (``offline_perturb``
 from __future__ import annotations
 
 import numpy as np
-from nlp_gate.native import INV, Perturb, behavioral_test
 
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.cases import filled
-from tests_behavioral.lexicons import WORDS
+from nlp_gate.native import INV, Perturb, behavioral_test
+from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared lexicons)
+from nlp_gate.native_tests.cases import filled
+from nlp_gate.native_tests.lexicons import WORDS
 
 URLS = ("https://t.co/4Xb9qLm2", "http://www.example.com/review", "www.bit.ly/3kd8Zq",
         "https://example.org/p/12345")

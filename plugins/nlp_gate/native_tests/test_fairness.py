@@ -22,9 +22,8 @@ import random
 from functools import cache
 
 from nlp_gate.native import INV, behavioral_test, editor
-
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.cases import swap, swapped
+from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared lexicons)
+from nlp_gate.native_tests.cases import swap, swapped
 
 
 # Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons

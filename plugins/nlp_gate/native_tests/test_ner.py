@@ -18,10 +18,9 @@ from __future__ import annotations
 from functools import cache
 
 from nlp_gate.native import INV, MFT, SearchSpace, behavioral_test, editor
-
-from tests_behavioral import lexicons  # also registers the shared lexicons
-from tests_behavioral.cases import filled, swapped
-from tests_behavioral.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
+from nlp_gate.native_tests import lexicons  # also registers the shared lexicons
+from nlp_gate.native_tests.cases import filled, swapped
+from nlp_gate.native_tests.lexicons import ENTAILMENT, NOT_DUPLICATE, NOT_ENTAILMENT
 
 
 # Lists drawn from CheckList's lexicons, made when a test is built (reading the lexicons

@@ -11,10 +11,9 @@
 from __future__ import annotations
 
 from nlp_gate.native import MFT, behavioral_test, editor
-
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.cases import article, tidy
-from tests_behavioral.lexicons import (
+from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared lexicons)
+from nlp_gate.native_tests.cases import article, tidy
+from nlp_gate.native_tests.lexicons import (
     DUPLICATE,
     ENTAILMENT,
     NEGATIVE,

@@ -16,9 +16,8 @@ the behavior is tested as invariance (binary sentiment has no neutral class to e
 from __future__ import annotations
 
 from nlp_gate.native import INV, MFT, behavioral_test, editor
-
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.lexicons import (
+from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared lexicons)
+from nlp_gate.native_tests.lexicons import (
     DUPLICATE,
     ENTAILMENT,
     NOT_DUPLICATE,

@@ -17,10 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from nlp_gate.native import DIR, MFT, Expect, behavioral_test, editor
-
-from tests_behavioral import lexicons  # noqa: F401  (registers the shared lexicons)
-from tests_behavioral.cases import filled
-from tests_behavioral.lexicons import (
+from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared lexicons)
+from nlp_gate.native_tests.cases import filled
+from nlp_gate.native_tests.lexicons import (
     DUPLICATE,
     ENTAILMENT,
     NEGATIVE,

