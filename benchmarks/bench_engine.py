@@ -4,6 +4,7 @@ Run by hand (never as a timed test)::
 
     .venv/bin/python benchmarks/bench_engine.py                           # the 10 suite models
     .venv/bin/python benchmarks/bench_engine.py --model sst2/bert --limit 40000
+    .venv/bin/python benchmarks/bench_engine.py --model sst2/bert --threads 1 --checklist-run
 
 Per model, the unique inputs of its full CheckList workload (every test of its released
 suite, as ``-m checklist`` prefetches them; ``--limit N``: the first N) go through four
@@ -17,16 +18,20 @@ from ``os.wait4``) is its own:
                 torch backend, cold: no prediction cache, no token files;
 (c) ort         a bare ONNX Runtime loop (the batches of (a)) over the checkpoint as
                 transformers loads it, exported by ``onnx_backend.export`` in the child;
-(d) engine-onnx our engine with ``--nlp-backend onnx``, cold: its export made in the child.
+(d) engine-onnx our engine with ``--nlp-backend onnx``, cold, over the export that a child
+                of its own made first (timed apart: a checkpoint's first run only).
 
-Every variant uses ``cpu_threads()`` intra-op threads (all cores of one process).  The table
-gives each variant's load time (imports excluded; an export included), the prediction pass
-(wall, inputs/s), the child's peak RSS, max |dp| against (a), how many CheckList outcomes
-change against (a) (per case: pass/fail; per test: its fail count), and the pass time
-relative to (a).  ``--checklist-run`` also times the cold ``pytest -m checklist`` run of the
-models (benchmarks/bench_checklist.py's command, one worker, fresh prediction cache) against
-the bare loop over the same, full workload.  The 1-minute load average is printed at the
-start and the end: the machine these figures come from is shared.
+Every process uses the same intra-op threads: ``cpu_threads()``, all cores of one process, or
+``--threads N`` (the plugin's policy for cores/N xdist workers).  The table gives each
+variant's load (imports included; (c)'s export too) and prediction pass in wall and CPU
+seconds (CPU: of the whole process, all threads; a shared machine disturbs it far less than
+wall time), inputs/s, the child's peak RSS, max |dp| against (a), how many CheckList
+outcomes change against (a) (per case: pass/fail; per test: its fail count; on the tests
+whose inputs all lie within ``--limit``), and the pass relative to (a).  ``--checklist-run``
+also times the cold ``pytest -m checklist`` run of the models (benchmarks/bench_checklist.py's
+command, one process, fresh prediction cache) against the bare loop's whole processes.  The
+load average is printed at the start and the end: the machine these figures come from is
+shared.  Writes reports/benchmark-engine.json (``--output``).
 """
 
 from __future__ import annotations

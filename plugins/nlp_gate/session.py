@@ -30,7 +30,13 @@ from nlp_gate.engine.function_model import load_function_classifier, preflight_f
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.onnx_backend import check_backend
-from nlp_gate.engine.predictor import Classifier, load_classifier, worker_index, zoo_location
+from nlp_gate.engine.predictor import (
+    Classifier,
+    LoadOptions,
+    load_classifier,
+    worker_index,
+    zoo_location,
+)
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.options import Options
@@ -389,7 +395,10 @@ class Session:
             f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
             f"seed={self.options.seed} sample={self.options.sample or 'all'} "
             f"gates={self.gates_applied()}"
-            + (f" shard={self.options.shard}" if self.options.shard else ""),
+            + (f" shard={self.options.shard}" if self.options.shard else "")
+            # Named when not the default: ONNX Runtime's probabilities differ in rounding.
+            + (f" backend={self.options.load.backend}"
+               if self.options.load.backend != LoadOptions.backend else ""),
         ]
         for m in self.profile.models:
             rev = f"@{m.revision}" if m.revision else ""

@@ -1,6 +1,6 @@
 """The ONNX Runtime backend (``--nlp-backend onnx``) on the tiny zoo: its predictions agree
 with torch's to float rounding, the export is made once per checkpoint, its predictions never
-mix with torch's in the prediction cache, and results.json says which backend ran."""
+mix with torch's in the prediction cache, and the run header and results.json name it."""
 
 from __future__ import annotations
 
@@ -106,11 +106,12 @@ def test_torch_and_onnx_never_answer_for_each_other_in_the_cache(zoo: Path,
         assert (rerun.forward_count, rerun.cache_hits) == (0, len(PAIRS))
 
 
-def test_results_json_names_the_backend(run_gate: RunGate, tmp_path: Path) -> None:
+def test_the_header_and_results_json_name_the_backend(run_gate: RunGate, tmp_path: Path) -> None:
     run = run_gate("-m", "checklist", "-k", "/sst2/bert]", "--nlp-sample", "5",
                    "--nlp-backend", "onnx", "--nlp-prediction-cache",
                    str(tmp_path / "predictions.sqlite"))
     assert run.result.ret in (0, 1), run.result.stdout.str()  # 1: a gate may fail
+    run.result.stdout.fnmatch_lines(["nlp-gate: profile=tiny * backend=onnx"])  # the header
     assert run.json["run"]["backend"] == "onnx"
     assert run.json["records"]
     engine = run.json["engine"]

@@ -38,7 +38,12 @@ class Encoded:
     truncated: int = 0  # inputs longer than max_length, cut to it (counted for the report)
 
 
-_ENCODE_CHUNK = 16384  # inputs per tokenizer call: bounds the Python lists alive at once
+# Inputs per tokenizer call: bounds what one call leaves alive at once (the tokenizer's
+# encodings, their Python lists of ids).  Freed memory mostly stays with the process (glibc
+# keeps it), so a chunk's size shows in the peak RSS: a suite's ~165k inputs peaked 200-500
+# MiB higher in chunks of 16384 than of 1024, at the same CPU time (the same packed arrays;
+# docs/measurements/performance.md, "Where a cold run's memory goes").
+_ENCODE_CHUNK = 1024
 
 
 def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
