@@ -3,18 +3,19 @@
 TextAttack's ``BeamSearch`` (``GreedySearch`` is its beam of one) filters every candidate of a
 step through the constraints, sorts the survivors by text and hands them to the goal
 function, which queries the model with the first ``budget - queries so far`` of them and
-ends the search there if that used the budget up.  CLARE's step makes about 1,700
-candidates, nearly all of which pass its sentence encoder, with at most 499 queries left:
-three quarters of the encoder's work (nine tenths of the item's time) judged candidates
-that could not be queried.
+ends the search there if that used the budget up.  CLARE's first step makes about 1,700
+candidates, nearly all of which pass its sentence encoder, with at most 499 queries left,
+and ends every example there (budget 500): over two thirds of the encoder's work, which
+was most of the item's time, judged candidates that could not be queried.
 
 ``install`` gives such an attack a filter that judges the candidates in the order the
 survivors would be sorted in, in chunks, until as many have passed as can be queried:
 the goal function then receives the same first candidates and the search goes exactly as
 before.  Only where that is sure:
 
-* the search is a ``BeamSearch`` of width one (the only one taking candidates in this order
-  from one ``get_transformations`` call, then querying them);
+* the search is a ``BeamSearch`` of width one (it takes one ``get_transformations`` call's
+  survivors, in their order, straight to the goal function; a wider beam queries the
+  concatenation of several calls);
 * the goal function has a query budget (without one every survivor is queried), checked
   at each step: the ``Attacker`` sets it after the build;
 * every constraint judges each candidate on its own against the original text, and gives
