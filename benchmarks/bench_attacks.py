@@ -5,6 +5,7 @@ Run by hand (never as a timed test)::
     .venv/bin/python benchmarks/bench_attacks.py                     # 5 canonical recipes x 2 RTE models
     .venv/bin/python benchmarks/bench_attacks.py --recipes deepwordbug --models rte-bert \\
         --examples 2 --query-budget 50
+    .venv/bin/python benchmarks/bench_attacks.py --recipes clare-offline iga-offline --repeat 1
 
 For each recipe x model, two sides attack the same examples (the model's held-out RTE set,
 the first ``--examples``) with the same seed and query budget:
@@ -15,7 +16,8 @@ the first ``--examples``) with the same seed and query budget:
     ``AttackArgs(num_examples, random_seed, query_budget, log_to_txt, ...)``.  The zoo's
     tokenizers declare no maximum length, so the wrapper would pad to 512 tokens, past the
     models' 64 positions: its ``model_max_length`` is set to the position table, the one
-    change a user has to make.
+    change a user has to make.  An offline variant (``clare-offline``) is built with the
+    same stand-ins as ours (``substitutes.build_offline``), which is the same work.
 (b) ours: ``AttackRunner.run``, the function the pytest item calls, with the engine's
     ``Classifier`` loaded as the plugin loads it (its own, fresh prediction cache: a cold run
     as on a fresh clone) and the runner's defaults (batch size 32, the budget stop).
@@ -111,7 +113,8 @@ def run_side(job: Job) -> dict[str, Any]:
 def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any,
             out: Path) -> tuple[float, float, list[Any], Path]:
     import torch
-    from nlp_gate.engine.predictor import cpu_threads, zoo_location
+    from nlp_gate.engine.loading import zoo_location
+    from nlp_gate.engine.predictor import cpu_threads
     from nlp_gate.kinds.attacks import offline
     from nlp_gate.kinds.attacks.run import _dataset
     from nlp_gate.zoo.build import default_zoo_root
@@ -126,7 +129,12 @@ def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bu
     log = out / "log.txt"
     start, cpu = time.perf_counter(), time.process_time()
     with offline.offline_guard():  # the bundle's files instead of downloads, as ours
-        attack = recipe.load_class().build(wrapper, **recipe.build_args)
+        if recipe.offline_variant_of:  # the same stand-ins as ours (the same work)
+            from nlp_gate.kinds.attacks.substitutes import build_offline
+
+            attack, _ = build_offline(recipe.load_class(), wrapper, bundle, recipe.build_args)
+        else:
+            attack = recipe.load_class().build(wrapper, **recipe.build_args)
         args = textattack.AttackArgs(
             num_examples=min(job.examples, len(examples.inputs)), random_seed=job.seed,
             query_budget=job.query_budget, log_to_txt=str(log),
@@ -140,7 +148,8 @@ def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bu
 def _ours(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any,
           out: Path) -> tuple[float, float, list[Any], Path]:
     from nlp_gate.engine.batching import Encodings
-    from nlp_gate.engine.predictor import LoadOptions, load_classifier, zoo_location
+    from nlp_gate.engine.loading import load_classifier, zoo_location
+    from nlp_gate.engine.predictor import LoadOptions
     from nlp_gate.kinds.attacks.cases import AttackCase
     from nlp_gate.kinds.attacks.gates import AttackGates
     from nlp_gate.kinds.attacks.run import AttackRunner, AttackSettings, Unavailable

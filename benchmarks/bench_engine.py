@@ -187,7 +187,8 @@ def run_engine(spec: ModelSpec, location: str, inputs: Sequence[Hashable], backe
     """(b) and (d): the plugin's engine, cold."""
     with clock.phase("load"):
         from nlp_gate.engine.batching import Encodings
-        from nlp_gate.engine.predictor import LoadOptions, load_classifier
+        from nlp_gate.engine.loading import load_classifier
+        from nlp_gate.engine.predictor import LoadOptions
 
         options = LoadOptions(device="cpu", cache=None, backend=backend,
                               export_dir=work / "onnx")

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/check_gpu.py            # every tiny-zoo model, held-out splits
 
 For each model of the ``tiny`` profile it loads the same checkpoint through
-``nlp_gate.engine.predictor.load_classifier`` on the CPU and with ``--nlp-device auto`` (as xdist
+``nlp_gate.engine.loading.load_classifier`` on the CPU and with ``--nlp-device auto`` (as xdist
 workers gw0 and gw1 would: one GPU each, round robin), in float32, float16 and bfloat16
 (autocast), with the prediction cache off, and compares the probabilities on the model's
 generated held-out split.  It prints one line per model and dtype and exits non-zero when
@@ -29,7 +29,8 @@ sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
 from nlp_gate.config.profiles import load_profile  # noqa: E402
 from nlp_gate.zoo import default_zoo_root, ensure_zoo, heldout_path, read_jsonl  # noqa: E402
-from nlp_gate.engine.predictor import LoadOptions, load_classifier, zoo_location  # noqa: E402
+from nlp_gate.engine.loading import load_classifier, zoo_location  # noqa: E402
+from nlp_gate.engine.predictor import LoadOptions  # noqa: E402
 
 FP32_ATOL = 1e-4
 HALF_MAX_FLIPS = 0.01

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(no network)")
     parser.add_argument("--stand-ins", action="store_true",
                         help="train the zoo's masked LM, the offline variants' stand-in for "
-                             "the hub masked LMs (no network; builds the zoo first if needed)")
+                             "the hub masked LMs (no network; from the zoo's recipe, no zoo build needed)")
     parser.add_argument("--with-data", action="store_true",
                         help="also save the profiles' evaluation splits under DIR/data "
                              "(for --nlp-data-dir)")

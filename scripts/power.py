@@ -111,7 +111,8 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
     tiny clean models have name sensitivities of their own, which the search also finds
     (e.g. on the reference); only one no clean model shares is the candidate's regression."""
     from nlp_gate.config.profiles import load_profile
-    from nlp_gate.engine.predictor import LoadOptions, load_classifier
+    from nlp_gate.engine.loading import load_classifier
+    from nlp_gate.engine.predictor import LoadOptions
 
     profile = load_profile(PROFILE, work / "models.yaml")
     loaded: dict[tuple[str, str], Any] = {}  # each clean model loaded once, not per search

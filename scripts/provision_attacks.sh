@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # What the offline TextAttack recipes read, provisioned as far as this machine allows
-# (called by scripts/gate.sh and .ci/run, after scripts/setup.sh and the zoo build):
+# (called by scripts/gate.sh, beside the zoo build, and by .ci/run, after scripts/setup.sh):
 #   1. the Debian packages of nlp_gate.kinds.attacks.resources.DEBIAN_PACKAGES (WordNet, a
 #      stop list, Unicode confusables), installed when we may: as root, or with sudo that
 #      needs no password; otherwise one line saying which command to run;
 #   2. `fetch_attack_resources.py --from-debian`: those laid out in the resource bundle;
-#   3. `fetch_attack_resources.py --stand-ins`: the zoo's masked LM (minutes, once; and the
-#      zoo first, if this job has not built it), its progress on stderr, which the `sed`
-#      below leaves alone (stage lines already start with `zoo:` / `attacks: masked LM:`).
+#   3. `fetch_attack_resources.py --stand-ins`: the zoo's masked LM (minutes, once; from the
+#      zoo's recipe, so it needs no built zoo), its progress on stderr, which the `sed`
+#      below leaves alone (stage lines already start with `attacks: masked LM:`).
 # Never fails the caller: a recipe whose resource is missing skips, named, and the release
 # gate verdict says how many attack items ran.
 set -uo pipefail

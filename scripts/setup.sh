@@ -68,8 +68,14 @@ if [ "$(cat "$pins_stamp" 2>/dev/null)" != "$pins" ]; then
   echo "setup: installing pinned dependencies into $VENV (Python $ver, $LOCK)"
   rm -f "$project_stamp"
   # setuptools (pinned in the lock) builds the editable install below without build isolation.
-  "$VENV/bin/python" -m pip install --disable-pip-version-check -q \
+  # pip compiles every installed module on one core (half of its two minutes here); compileall
+  # on every core does the same in a third of the time.  Its exit status is ignored, as pip
+  # ignores files that do not compile (a few packages ship Python 2 examples).
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-compile \
     -r requirements.txt -c "$LOCK" setuptools
+  "$VENV/bin/python" -m compileall -q -j 0 \
+    "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
+    >/dev/null 2>&1 || true
   echo "$pins" > "$pins_stamp"
 fi
 if [ "$(cat "$project_stamp" 2>/dev/null)" != "$project" ]; then

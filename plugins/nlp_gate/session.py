@@ -30,13 +30,8 @@ from nlp_gate.engine.function_model import load_function_classifier, preflight_f
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.onnx_backend import check_backend
-from nlp_gate.engine.predictor import (
-    Classifier,
-    LoadOptions,
-    load_classifier,
-    worker_index,
-    zoo_location,
-)
+from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.options import Options

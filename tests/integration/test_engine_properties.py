@@ -20,12 +20,8 @@ from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
-from nlp_gate.engine.predictor import (
-    Classifier,
-    LoadOptions,
-    load_classifier,
-    zoo_location,
-)
+from nlp_gate.engine.loading import load_classifier, zoo_location
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.kinds.checklist.run import examples_of, predict_fn, run_test
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
 

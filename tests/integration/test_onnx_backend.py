@@ -11,12 +11,8 @@ import numpy as np
 import pytest
 from nlp_gate.config.profiles import ModelSpec, load_profile
 from nlp_gate.engine import onnx_backend
-from nlp_gate.engine.predictor import (
-    Classifier,
-    LoadOptions,
-    load_classifier,
-    zoo_location,
-)
+from nlp_gate.engine.loading import load_classifier, zoo_location
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
 
 from fixtures.gate_run import RunGate

@@ -144,10 +144,10 @@ def test_the_zoo_cli_is_quiet_when_asked(monkeypatch: pytest.MonkeyPatch,
         assert capsys.readouterr().err == ""
 
 
-def test_the_masked_lm_reports_its_training_steps(zoo: Path, tmp_path: Path) -> None:
+def test_the_masked_lm_reports_its_training_steps(tmp_path: Path) -> None:
     sink = Lines()
     with progress.using(progress.TextReporter(sink)):
-        card = masked_lm.ensure(tmp_path / "masked-lm", zoo,
+        card = masked_lm.ensure(tmp_path / "masked-lm",
                                 masked_lm.MaskedLMRecipe(steps=5, heldout=8))
     written = stage_lines(sink.lines, "attacks: masked LM: training")
     assert written[0] == "started (5 steps)"

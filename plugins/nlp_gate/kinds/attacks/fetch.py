@@ -64,7 +64,7 @@ def from_debian(bundle: Bundle) -> list[str]:
 
 
 def stand_ins(bundle: Bundle) -> list[str]:
-    """Train the zoo's masked LM into the bundle (building the zoo first if needed)."""
+    """Train the zoo's masked LM into the bundle (from the zoo's recipe; no zoo build needed)."""
     target = r.ZOO_MASKED_LM.path(bundle)
     card = masked_lm.ensure(target)
     return [f"{target}  (held-out masked-token accuracy {card['heldout_masked_accuracy']:.3f},"

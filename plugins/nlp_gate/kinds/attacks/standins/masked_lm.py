@@ -9,6 +9,11 @@ models were trained on, in the contexts the zoo's data uses, and nothing beyond 
 vocabulary (about 2,000 word pieces): its candidates are narrower than bert-base's, which the
 substitution line of every item that uses it says.
 
+It needs the zoo's recipe, not a built zoo: its training process trains the zoo's BERT
+tokenizer anew from that recipe (the same function, data and vocabulary size as the zoo's
+``build_base``: the same files), so the main job trains it beside the zoo build, on the core
+the zoo's last classifiers and the single-threaded training here would otherwise leave idle.
+
 Built like the zoo: fixed seed, one thread, the recipe's pinned CPU numerics in a spawned
 process, into a temporary directory renamed into place under a file lock, so a concurrent
 build waits and then reuses the finished model.  ``masked_lm.json`` (written last) holds the
@@ -74,15 +79,15 @@ def read_card(target: Path) -> dict[str, Any] | None:
         return None
 
 
-def ensure(target: Path, zoo_root: Path | None = None,
-           recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str, Any]:
-    """The stand-in at ``target``, built from the zoo at ``zoo_root`` (built first when
-    missing) unless a current one is there."""
-    from nlp_gate.zoo.build import default_zoo_root, ensure_zoo, remove_leftovers, swap_into_place
+def ensure(target: Path, recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str, Any]:
+    """The stand-in at ``target``, built from the zoo's recipe unless a current one is
+    there."""
+    from nlp_gate.zoo.build import remove_leftovers, swap_into_place
+    from nlp_gate.zoo.recipe import DEFAULT_RECIPE
+    from nlp_gate.zoo.recipe import recipe_hash as zoo_recipe_hash
 
-    zoo_root = (zoo_root or default_zoo_root()).resolve()
-    zoo = ensure_zoo(zoo_root)
-    expected = recipe_hash(recipe, zoo.recipe_hash)
+    zoo_hash = zoo_recipe_hash(DEFAULT_RECIPE)
+    expected = recipe_hash(recipe, zoo_hash)
     card = read_card(target)
     if card is not None and card["recipe_hash"] == expected:
         return card
@@ -94,36 +99,36 @@ def ensure(target: Path, zoo_root: Path | None = None,
         remove_leftovers(target)  # of builds that crashed (we hold the lock)
         tmp = target.parent / f".{target.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
-            card = _build(tmp, zoo_root, zoo, recipe, expected)
+            card = _build(tmp, zoo_hash, recipe, expected)
             swap_into_place(tmp, target)  # the zoo's: no reader sees half a model
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return card
 
 
-def _build(out: Path, zoo_root: Path, zoo: Any, recipe: MaskedLMRecipe,
-           expected: str) -> dict[str, Any]:
-    from nlp_gate.zoo.build import SpawnPool, model_dir
+def _build(out: Path, zoo_hash: str, recipe: MaskedLMRecipe, expected: str) -> dict[str, Any]:
+    from nlp_gate.zoo.build import SpawnPool
     from nlp_gate.zoo.recipe import DEFAULT_RECIPE
 
-    zoo_recipe = DEFAULT_RECIPE  # ensure_zoo built (or found) the zoo of this recipe
-    tokenizer_dir = model_dir(zoo_recipe.datasets[0], "bert", zoo_root)
+    zoo_recipe = DEFAULT_RECIPE
     out.mkdir(parents=True)
     # The build's own stage keeps its log alive while the worker starts and tokenizes.
     with Stage("attacks: masked LM: build"), SpawnPool(1, dict(zoo_recipe.cpu_numerics)) as run:
-        (figures,) = run(train, [(recipe, zoo_recipe, tokenizer_dir, out)])
+        (figures,) = run(train, [(recipe, zoo_recipe, out)])
     card = {"recipe_hash": expected, "recipe": dataclasses.asdict(recipe),
-            "zoo_recipe_hash": zoo.recipe_hash, "tokenizer_from": str(tokenizer_dir),
-            **figures}
+            "zoo_recipe_hash": zoo_hash, "tokenizer": "the zoo's bert tokenizer, trained anew "
+            "from the zoo's recipe", **figures}
     (out / CARD).write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
     return card
 
 
-def train(recipe: MaskedLMRecipe, zoo_recipe: Any, tokenizer_dir: Path,
-          out: Path) -> dict[str, Any]:
+def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
     """Train and save the model (runs in a spawned build process)."""
+    import tempfile
+
     import torch
-    from nlp_gate.zoo.pipeline import corpus, load_tokenizer
+    from nlp_gate.zoo.pipeline import corpus, load_tokenizer, tokenizer_data
+    from nlp_gate.zoo.tokenization import train_tokenizer
     from nlp_gate.zoo.train import deterministic_torch, seed_everything, update
     from transformers import (
         BertConfig,
@@ -132,7 +137,12 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, tokenizer_dir: Path,
     )
 
     start = time.perf_counter()
-    tokenizer = load_tokenizer(tokenizer_dir)
+    with tempfile.TemporaryDirectory(prefix="masked-lm-tokenizer-") as work:
+        # As the zoo's build_base trains, saves and its build_model reloads it.
+        trained = train_tokenizer("bert", corpus(zoo_recipe, tokenizer_data),
+                                  zoo_recipe.arch("bert").vocab_size, Path(work) / "vocab-work")
+        trained.save_pretrained(Path(work) / "tokenizer")
+        tokenizer = load_tokenizer(Path(work) / "tokenizer")
     texts = sorted(set(corpus(zoo_recipe)))  # fixed order, no duplicate sentences
     rows = [{"input_ids": ids} for ids in
             tokenizer(texts, truncation=True, max_length=recipe.max_length)["input_ids"]]
