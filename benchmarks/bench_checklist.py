@@ -239,7 +239,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                              "default: the full suites")
     parser.add_argument("--models", nargs="+", default=None, metavar="KEY",
                         help="subset of models by key, e.g. sst2-bert qqp-albert")
-    parser.add_argument("--workers", type=int, default=2, help="xdist workers of the suite")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="xdist workers of the suite (0: one process, as the reference)")
     parser.add_argument("--pipeline-batch-size", type=int, default=CHUNK,
                         help="reference pipeline's batch size within a chunk of 128 (default: "
                              "the whole chunk, as the seed's 2020 pipelines; 1: today's "
@@ -259,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     device = "cuda" if _cuda_available() else "cpu"
     threads = (f"every core, none oversubscribed ({cores} cores, {device}): reference 1 process x "
                f"{cores} torch threads; suite {args.workers} xdist workers x "
-               f"{max(1, cores // args.workers)} threads (nlp_gate.engine.predictor.cpu_threads)")
+               f"{max(1, cores // max(1, args.workers))} threads "
+               "(nlp_gate.engine.predictor.cpu_threads; -n 0: one process)")
     print(f"bench_checklist: {len(specs)} models, sample={args.sample or 'all'}, seed=1, "
           f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}")
     print(f"thread policy: {threads}")

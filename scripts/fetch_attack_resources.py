@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except fetch.FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # builds write into private folders, removed on the way out
+        print("interrupted; nothing half-made was kept", file=sys.stderr)
+        return 130
     print("\n".join(done))
     print(f"bundle: {bundle.root}  (pytest ... --nlp-resources {bundle.root})")
     return 0

@@ -29,10 +29,17 @@ def main(argv: list[str] | None = None) -> int:
         progress.quiet()
 
     start = time.perf_counter()
-    if args.force:
-        card = build_zoo(args.root, force=True, datasets=args.datasets, jobs=args.jobs)
-    else:
-        card = ensure_zoo(args.root, datasets=args.datasets, jobs=args.jobs)
+    try:
+        if args.force:
+            card = build_zoo(args.root, force=True, datasets=args.datasets, jobs=args.jobs)
+        else:
+            card = ensure_zoo(args.root, datasets=args.datasets, jobs=args.jobs)
+    except KeyboardInterrupt:
+        # Ctrl-C is an answer, not a crash: the build's private folder is already removed
+        # (build_locked), and a zoo already in place is untouched.
+        print("zoo: interrupted; nothing of this build was kept (the next run builds it anew)",
+              file=sys.stderr)
+        return 130
     elapsed = time.perf_counter() - start
     root = (args.root or default_zoo_root()).resolve()
     print(f"zoo: {root}  recipe {card.recipe_hash[:12]}  built {card.built_at} in {card.build_seconds:.1f}s")
