@@ -169,18 +169,22 @@ class Classifier:
                     cached += self._from_cache({k: keyed[k] for k in todo})
                     todo = [k for k in todo if k not in self._memo]
                 if todo:
-                    with self._cold_pass(len(todo)):
-                        rows = self._forward(todo)
-                    for k, row in zip(todo, rows):
-                        self._memo[k] = row
-                    if self.cache is not None:
-                        self.cache.put(self.fingerprint, self.spec.source,
-                                       [(keyed[k], row) for k, row in zip(todo, rows)])
+                    self._compute(todo, keyed)
         if not todo and cached and self.cache is not None:
             self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
         if not keys:
             return np.zeros((0, len(self._order)), dtype=self.dtype)
         return np.stack([self._memo[k] for k in keys])
+
+    def _compute(self, todo: list[Hashable], keyed: dict[Hashable, str]) -> None:
+        """Forward ``todo`` into the memo, and into the persistent cache under ``keyed``."""
+        with self._cold_pass(len(todo)):
+            rows = self._forward(todo)
+        for k, row in zip(todo, rows):
+            self._memo[k] = row
+        if self.cache is not None:
+            self.cache.put(self.fingerprint, self.spec.source,
+                           [(keyed[k], row) for k, row in zip(todo, rows)])
 
     def _from_cache(self, keyed: dict[Hashable, str]) -> int:
         """Into the memo: the rows the persistent cache holds of ``keyed`` (input -> its

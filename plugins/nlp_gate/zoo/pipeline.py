@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from safetensors.torch import load_file, save_file
-from transformers import AutoTokenizer, PreTrainedTokenizerBase
+from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from nlp_gate.progress import Stage
 from nlp_gate.zoo.card import BaseResult, ModelResult
@@ -71,6 +71,17 @@ def _pretraining_pairs(recipe: Recipe, data: TrainingData) -> list[tuple[str, st
     return pairs
 
 
+def base_tokenizer(recipe: Recipe, family: str, out: Path,
+                   data: TrainingData = tokenizer_data) -> PreTrainedTokenizerFast:
+    """The family's tokenizer, trained on the recipe's tokenizer data and saved to
+    ``out / "tokenizer"``: the one every model of the family gets, and the one the attacks'
+    masked LM trains with (``kinds/attacks/standins/masked_lm.py``)."""
+    tokenizer = train_tokenizer(family, corpus(recipe, data), recipe.arch(family).vocab_size,
+                                out / "vocab-work")
+    tokenizer.save_pretrained(out / "tokenizer")
+    return tokenizer
+
+
 def build_base(recipe: Recipe, family: str, workdir: Path,
                data: TrainingData = tokenizer_data) -> BaseResult:
     """Tokenizer (always) and pre-trained encoder (when a selected dataset's
@@ -78,9 +89,7 @@ def build_base(recipe: Recipe, family: str, workdir: Path,
     start = time.perf_counter()
     out = base_dir(workdir, family)
     with Stage(f"zoo: {family} base: tokenizer"):
-        tokenizer = train_tokenizer(family, corpus(recipe, data),
-                                    recipe.arch(family).vocab_size, out / "vocab-work")
-        tokenizer.save_pretrained(out / "tokenizer")
+        tokenizer = base_tokenizer(recipe, family, out, data)
     pairs = _pretraining_pairs(recipe, data)
     seed = recipe.base_seed + FAMILIES.index(family)
     matching: float | None = None

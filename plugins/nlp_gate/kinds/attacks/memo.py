@@ -4,8 +4,8 @@ arguments, installed only while an attack item runs (``memoized``).
 * ``words_from_text`` (``textattack.shared.utils``): ``AttackedText.generate_new_attacked_text``
   splits every word of the text into words again, twice, for each candidate it makes, with
   a regular expression per word: iga-offline called it 9.6 million times for two examples,
-  two thirds of its time under the profiler.  Only short strings (a word or a few) are kept: a whole text is
-  split once per ``AttackedText``, which keeps its words itself.
+  two thirds of its time under the profiler.  Only short strings (a word or a few) are
+  kept: a whole text is split once per ``AttackedText``, which keeps its words itself.
 * ``langdetect.detect`` in ``AttackResult.diff_color``, which TextAttack's log calls twice per
   result and the item's adversarial examples once more (20-40 ms each, a fifth of a cheap
   recipe's time): one answer per text and run.  langdetect draws random samples unseeded,

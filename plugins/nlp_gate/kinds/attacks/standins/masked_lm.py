@@ -127,8 +127,7 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
     import tempfile
 
     import torch
-    from nlp_gate.zoo.pipeline import corpus, load_tokenizer, tokenizer_data
-    from nlp_gate.zoo.tokenization import train_tokenizer
+    from nlp_gate.zoo.pipeline import base_tokenizer, corpus, load_tokenizer
     from nlp_gate.zoo.train import deterministic_torch, seed_everything, update
     from transformers import (
         BertConfig,
@@ -138,11 +137,8 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="masked-lm-tokenizer-") as work:
-        # As the zoo's build_base trains, saves and its build_model reloads it.
-        trained = train_tokenizer("bert", corpus(zoo_recipe, tokenizer_data),
-                                  zoo_recipe.arch("bert").vocab_size, Path(work) / "vocab-work")
-        trained.save_pretrained(Path(work) / "tokenizer")
-        tokenizer = load_tokenizer(Path(work) / "tokenizer")
+        base_tokenizer(zoo_recipe, "bert", Path(work))  # the zoo's own function and data
+        tokenizer = load_tokenizer(Path(work) / "tokenizer")  # reloaded, as build_model does
     texts = sorted(set(corpus(zoo_recipe)))  # fixed order, no duplicate sentences
     rows = [{"input_ids": ids} for ids in
             tokenizer(texts, truncation=True, max_length=recipe.max_length)["input_ids"]]
