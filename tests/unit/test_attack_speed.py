@@ -1,11 +1,14 @@
 """What makes attack items cheaper without changing them: the memos around TextAttack's pure
-functions (``memo.py``), the MiniLM encoder's batching (``minilm.embed``) and the lazy
-constraint filter of greedy searches (``lazy.py``)."""
+functions (``memo.py``), the shortcut through ``generate_new_attacked_text`` (``texts.py``),
+the MiniLM encoder's batching (``minilm.embed``), the lazy constraint filter of greedy
+searches (``lazy.py``) and the constraint order of A2T (``order.py``)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import random
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -71,7 +74,9 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
     monkeypatch.setattr(strings, "words_from_text", counting)
     detected: list[str] = []
     monkeypatch.setattr(attack_result, "detect", lambda text: detected.append(text) or "en")
-    samples = ["don't", "'quoted'", "e-mail", "a.b", "", "word", "x" * (memo.SHORT + 1)]
+    long_text = "x" * 70 + " word, don't"
+    samples = ["don't", "'quoted'", "e-mail", "a.b", "", "word", "  two  words ", long_text,
+               "cat\n'dog' U.S.", "中文 text"]
     with memo.memoized():
         assert attacked_text.words_from_text is utils.words_from_text is strings.words_from_text
         for s in samples + samples:
@@ -80,9 +85,64 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
         strings.words_from_text("don't").append("changed")  # a fresh list each time
         assert strings.words_from_text("don't") == words_from_text("don't")
         assert [attack_result.detect(t) for t in ("one text", "one text", "other")] == ["en"] * 3
-    assert calls.count("word") == 1 and calls.count("x" * (memo.SHORT + 1)) == 2  # texts: not kept
+    assert calls.count("word") == 1 and calls.count("word,") == 1  # each piece split once
+    assert calls.count(long_text) == 0  # a text: split piece by piece
     assert detected == ["one text", "other"]
     assert strings.words_from_text is counting and attacked_text.words_from_text is not counting
+
+
+# -- texts --------------------------------------------------------------------------------
+PIECES = ["I", "T", "S", "IT", "a", "the", "cat's", "don't", "e-mail", "U.S.", "'quoted'",
+          "hello,", "(x)", "--", "SPLIT", "<", "naïve", "3.5%", "PL"]
+SEPARATORS = [" ", " ", "  ", ", ", ". ", "\n", " - "]
+NEW_WORDS = ["I", "T", "", "two words", "dog", "don't", "new-word", "S", "x y z", "it's"]
+
+
+def _random_text(rng: random.Random) -> str:
+    n = rng.randint(1, 20)
+    return "".join(rng.choice(PIECES) + rng.choice(SEPARATORS) for _ in range(n)).strip()
+
+
+def _described(text: Any) -> tuple[Any, ...]:
+    attrs = text.attack_attrs
+    return (tuple(text._text_input.items()), sorted(attrs["newly_modified_indices"]),
+            sorted(attrs["modified_indices"]), attrs["original_index_map"].tolist(),
+            id(attrs["previous_attacked_text"]), attrs.get("label_names"), sorted(attrs))
+
+
+def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) -> None:
+    from nlp_gate.kinds.attacks import memo, texts
+    from textattack.shared import AttackedText
+
+    generate = AttackedText.generate_new_attacked_text
+    assert texts.generate_source_hash(AttackedText) == texts.GENERATE_SHA256
+    rng, shortcuts = random.Random(5), [0]
+    plan = texts._plan
+
+    def counting(*args: Any) -> Any:
+        shortcuts[0] += 1
+        return plan(*args)
+
+    with memo.memoized(), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(texts, "_plan", counting)
+        assert AttackedText.generate_new_attacked_text is not generate
+        for _ in range(300):
+            columns = [_random_text(rng) for _ in range(rng.choice([1, 2]))]
+            base = AttackedText(OrderedDict(zip(("premise", "hypothesis"), columns)),
+                                {"label_names": ["no", "yes"]} if rng.random() < 0.3 else None)
+            if rng.random() < 0.5:  # a base with modified words, deletions or insertions
+                words = base.words[:]
+                words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
+                base = generate(base, words)
+            for _ in range(5):
+                words = base.words[:]
+                for _ in range(rng.choice([1, 1, 2, 3])):
+                    if words:
+                        words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
+                assert (_described(AttackedText.generate_new_attacked_text(base, words))
+                        == _described(generate(base, words)))
+    assert AttackedText.generate_new_attacked_text is generate
+    assert shortcuts[0] > 100  # most bases were planned, not left to TextAttack's method
 
 
 # -- minilm -------------------------------------------------------------------------------
@@ -193,3 +253,50 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
     attack = _attack(textattack, 10)
     attack.constraints[0].compare_against_original = False
     assert lazy.install(attack) is False
+
+
+# -- order --------------------------------------------------------------------------------
+def test_reordered_filter_keeps_textattacks_survivors_and_cache(textattack: ModuleType) -> None:
+    from nlp_gate.kinds.attacks import minilm, order
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
+    from textattack.constraints.semantics import WordEmbeddingDistance
+    from textattack.goal_functions import UntargetedClassification
+    from textattack.models.wrappers import ModelWrapper
+    from textattack.search_methods import GreedySearch
+    from textattack.shared import AttackedText
+    from textattack.transformations import WordSwapEmbedding
+
+    class Constant(ModelWrapper):  # type: ignore[misc]
+        model = None
+
+        def __call__(self, texts: list[str]) -> np.ndarray:
+            return np.array([[0.9, 0.1]] * len(texts))
+
+    def build() -> Any:
+        embedding = minilm.word_embedding()
+        constraints = [MiniLMSentenceEncoder(threshold=0.9, metric="cosine"),
+                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.55)]
+        return textattack.Attack(UntargetedClassification(Constant()), constraints,
+                                 WordSwapEmbedding(max_candidates=20, embedding=embedding),
+                                 GreedySearch())
+
+    eager, reordered = build(), build()
+    assert order.install(reordered)
+    in_order = build()
+    in_order.constraints.reverse()  # the distance already first: nothing to gain
+    assert not order.install(in_order)
+    kept = rejected = 0
+    for text in TEXTS:
+        original = AttackedText(text)
+        for i in range(0, original.num_words, 3):
+            runs = []
+            for attack in (eager, reordered):
+                candidates = attack.get_transformations(original, original,
+                                                        indices_to_modify=[i])
+                runs.append(([(c.text, c.attack_attrs.get("similarity_score"))
+                              for c in candidates],
+                             [(k[1].text, v) for k, v in attack.constraints_cache.items()]))
+            assert runs[0] == runs[1]
+            kept += len(runs[0][0])
+            rejected += sum(not v for _, v in runs[0][1])
+    assert kept and rejected  # both constraints decided something
