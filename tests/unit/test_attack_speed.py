@@ -1,7 +1,8 @@
 """What makes attack items cheaper without changing them: the memos around TextAttack's pure
 functions (``memo.py``), the shortcut through ``generate_new_attacked_text`` (``texts.py``),
 the MiniLM encoder's batching (``minilm.embed``), the lazy constraint filter of greedy
-searches (``lazy.py``) and the constraint order of A2T (``order.py``)."""
+searches (``lazy.py``), the constraint order of A2T (``order.py``) and the memo of the
+genetic searches' empty answers (``empty.py``)."""
 
 from __future__ import annotations
 
@@ -300,3 +301,60 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(textattack: Modu
             kept += len(runs[0][0])
             rejected += sum(not v for _, v in runs[0][1])
     assert kept and rejected  # both constraints decided something
+
+
+# -- empty --------------------------------------------------------------------------------
+def test_remembered_empty_answers_keep_the_genetic_search(
+        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nlp_gate.kinds.attacks import empty, minilm
+    from textattack.constraints.overlap import MaxWordsPerturbed
+    from textattack.constraints.pre_transformation import RepeatModification
+    from textattack.constraints.semantics import WordEmbeddingDistance
+    from textattack.goal_functions import UntargetedClassification
+    from textattack.models.wrappers import ModelWrapper
+    from textattack.search_methods import AlzantotGeneticAlgorithm, GreedySearch
+    from textattack.transformations import WordSwapEmbedding
+
+    class Hashing(ModelWrapper):  # type: ignore[misc]
+        model = None
+
+        def __call__(self, texts: list[str]) -> np.ndarray:
+            p = [0.9 + 0.09 * hashlib.sha256(t.encode()).digest()[0] / 255 for t in texts]
+            return np.array([[q, 1 - q] for q in p])
+
+    def build(search: Any = None) -> Any:
+        embedding = minilm.word_embedding()
+        constraints = [MaxWordsPerturbed(max_percent=0.3),
+                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.6)]
+        return textattack.Attack(
+            UntargetedClassification(Hashing(), query_budget=300),
+            [RepeatModification(), *constraints],
+            WordSwapEmbedding(max_candidates=8, embedding=embedding),
+            search or AlzantotGeneticAlgorithm(pop_size=6, max_iters=4,
+                                               post_crossover_check=False))
+
+    runs = {}
+    for kind in ("textattack", "memo"):
+        attack = build()
+        if kind == "memo":
+            assert empty.install(attack)
+        calls = [0]
+        transformations = attack._get_transformations_uncached
+
+        def counting(*args: Any, inner_: Any = transformations, calls_: list[int] = calls,
+                     **kwargs: Any) -> Any:
+            calls_[0] += 1
+            return inner_(*args, **kwargs)
+
+        attack._get_transformations_uncached = counting
+        np.random.seed(7)
+        random.seed(7)
+        results = [attack.attack(text, 0) for text in TEXTS]
+        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
+                        r.perturbed_result.num_queries, r.perturbed_result.score)
+                       for r in results], calls[0])
+    (theirs, their_calls), (ours, our_calls) = runs["textattack"], runs["memo"]
+    assert ours == theirs
+    assert any(text not in TEXTS for _, text, _, _ in theirs)  # the search swapped words
+    assert our_calls < their_calls  # repeats answered from the memo
+    assert not empty.install(build(GreedySearch()))

@@ -17,7 +17,7 @@ from typing import Any
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
-from nlp_gate.kinds.attacks import lazy, memo, offline, order, resources
+from nlp_gate.kinds.attacks import empty, lazy, memo, offline, order, resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
@@ -133,6 +133,7 @@ class AttackRunner:
                     _stop_at_budget(attack.search_method)
                     lazy.install(attack)
                     order.install(attack)
+                    empty.install(attack)
                     log, summary_json = self._log_paths(case)
                     attacker = textattack.Attacker(
                         attack, _dataset(textattack, examples, case.model),
