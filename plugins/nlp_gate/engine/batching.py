@@ -1,10 +1,10 @@
 """Tokenizing a pass's inputs once and cutting them into padded, length-sorted batches.
 
 ``Classifier._forward`` (engine/predictor.py) feeds the model from here.  A pass tokenizes
-all of its inputs (chunk by chunk, into packed int32 arrays), sorts them by length and pads
-each batch with numpy; ``Encodings`` lets the next model with the same tokenizer, in this
-process or another worker, reuse those tokens.  Every batch equals the tokenizer's own ``padding=True``
-encoding of its inputs (tests/integration/test_engine_properties.py).
+all of its inputs (chunk by chunk, into packed arrays of small unsigned ints), sorts them by
+length and pads each batch with numpy; ``Encodings`` lets the next model with the same
+tokenizer, in this process or another worker, reuse those tokens.  Every batch equals the
+tokenizer's own ``padding=True`` encoding of its inputs (tests/integration/test_engine_properties.py).
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from nlp_gate.engine.file_cache import mark_used, publish
 @dataclass(frozen=True)
 class Encoded:
     """A pass's inputs tokenized once, unpadded and packed: input ``i``'s tokens of feature
-    ``name`` are ``flat[name][starts[i]:starts[i] + lengths[i]]``.  Packed int32 arrays take a
-    tenth of the memory of the tokenizer's lists of Python ints, so a pass of a whole suite
-    (and the ``Encodings`` kept for the next model) stays small."""
+    ``name`` are ``flat[name][starts[i]:starts[i] + lengths[i]]``.  Packed arrays of the
+    smallest unsigned type that holds them (16 bits for the ids of most vocabularies, 8 for
+    token types) take a twentieth of the memory of the tokenizer's lists of Python ints, so a
+    pass of a whole suite (and the ``Encodings`` kept for the next model) stays small: ~40
+    MiB for a QQP suite's pairs in int32, ~14 MiB packed so."""
 
     lengths: np.ndarray
     starts: np.ndarray
@@ -49,7 +51,7 @@ _ENCODE_CHUNK = 1024
 def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
            backend: Any | None = None) -> Encoded:
     """``inputs`` tokenized as ``tokenizer(inputs, truncation=True, max_length=max_length)``
-    does (not padded), packed into int32 arrays a chunk at a time; ``backend``: the
+    does (not padded), packed into small unsigned ints a chunk at a time; ``backend``: the
     tokenizer's ``_truncating_backend`` for ``max_length``, if already made."""
     backend = backend or _truncating_backend(tokenizer, max_length)
     names = [k for k in ("input_ids", "token_type_ids") if k in tokenizer.model_input_names]
@@ -71,9 +73,9 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
         n = np.fromiter(map(len, rows["input_ids"]), dtype=np.int64, count=len(chunk))
         lengths.append(n)
         for k in names:
-            parts[k].append(np.fromiter(chain.from_iterable(rows[k]), dtype=np.int32,
-                                        count=int(n.sum())))
-    flat = {k: np.concatenate(v) for k, v in parts.items()}
+            parts[k].append(_compact(np.fromiter(chain.from_iterable(rows[k]),
+                                                 dtype=np.int32, count=int(n.sum()))))
+    flat = {k: _compact(np.concatenate(v)) for k, v in parts.items()}
     if "attention_mask" in tokenizer.model_input_names:
         # Unpadded, the attention mask is all ones: padding derives it (``padded_batches``).
         flat["attention_mask"] = np.ones(0, dtype=np.int32)
@@ -128,12 +130,12 @@ class Encodings:
 
     def __init__(self, keep: int = 4, directory: Path | None = None, keep_files: int = 8,
                  min_inputs: int = 1024) -> None:
-        self.keep = keep  # at most one per (tokenizer, suite) of a run: ~40 MB each
+        self.keep = keep  # at most one per (tokenizer, suite) of a run: ~7-14 MiB each
         # Smaller passes (an attack's queries, a comparison's few inputs) tokenize in
         # milliseconds: kept, they would only push a suite's tokenization out.
         self.min_inputs = min_inputs
         self.directory = directory  # the files shared between processes; None: memory only
-        self.keep_files = keep_files  # ~10-25 MB each (stored in the smallest int type)
+        self.keep_files = keep_files  # ~10-25 MB each (in the smallest int type, as in memory)
         self.reused = 0  # answered from this process's memory
         self.loaded = 0  # answered from a file another process (or run) wrote
         self._store: OrderedDict[str, Encoded] = OrderedDict()
@@ -193,7 +195,7 @@ class Encodings:
             with np.load(path, allow_pickle=False) as data:
                 lengths = data["lengths"].astype(np.int64)
                 truncated = int(data["truncated"])
-                flat = {name.removeprefix("flat_"): data[name].astype(np.int32)
+                flat = {name.removeprefix("flat_"): data[name]
                         for name in data.files if name.startswith("flat_")}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # evicted meanwhile, or unreadable: tokenize again
@@ -253,5 +255,6 @@ def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
             if name == "attention_mask":
                 batch[name] = real.astype(np.int64)
             else:
-                batch[name] = np.where(real, flat[where], fill.get(name, 0)).astype(np.int64)
+                # Widened before padding: the pad id may not fit the packed type.
+                batch[name] = np.where(real, flat[where].astype(np.int64), fill.get(name, 0))
         yield idx, batch

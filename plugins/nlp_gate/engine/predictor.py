@@ -22,6 +22,7 @@ from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.onnx_backend import OnnxModel
 from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.rows import RELEASE_EVERY, RowMemo, release_freed_memory
 from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
@@ -73,6 +74,11 @@ def worker_count() -> int:
     return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 
 
+# Inputs whose cache keys (their JSON text) and stored rows exist at once: a suite's pass
+# asks ~170k, whose keys alone held ~60 MiB at the pass's peak when made all at once.
+_KEYED_SLICE = 16_384
+
+
 class Classifier:
     """The prediction engine of one model: every consumer (CheckList items, comparisons,
     attacks) asks it, so each unique input costs at most one forward pass per run, and none
@@ -115,7 +121,7 @@ class Classifier:
         self.backend = "onnx" if exported is not None else "torch"
         self.encodings = encodings  # tokenizations shared with this process's other models
         self._order = spec.class_index()
-        self._memo: dict[Hashable, np.ndarray] = {}
+        self._memo = RowMemo(len(self._order), self.dtype)
 
     def load(self) -> None:
         """Load what predicting needs, if not done yet (validating the checkpoint): the
@@ -158,46 +164,49 @@ class Classifier:
                 f"{self.spec.key}: input {bad!r} is not valid Unicode text (a lone surrogate "
                 "cannot be encoded as UTF-8); no model is asked about it")
         cached = 0
-        keyed: dict[Hashable, str] = {}  # the cache's key of each input, made once
         if todo and self.cache is not None:
-            keyed = {k: input_key(k) for k in todo}
-            cached = self._from_cache(keyed)
+            cached = self._from_cache(todo)
             todo = [k for k in todo if k not in self._memo]
         if todo:
             with self._shared_pass(len(todo)) as waited:
                 if waited:  # another process computed this model meanwhile: its rows first
-                    cached += self._from_cache({k: keyed[k] for k in todo})
+                    cached += self._from_cache(todo)
                     todo = [k for k in todo if k not in self._memo]
                 if todo:
-                    self._compute(todo, keyed)
+                    self._compute(todo)
         if not todo and cached and self.cache is not None:
             self.cache.touch(self.fingerprint, self.spec.source)  # keep it from eviction
-        if not keys:
-            return np.zeros((0, len(self._order)), dtype=self.dtype)
-        return np.stack([self._memo[k] for k in keys])
+        return self._memo.rows(keys)
 
-    def _compute(self, todo: list[Hashable], keyed: dict[Hashable, str]) -> None:
-        """Forward ``todo`` into the memo, and into the persistent cache under ``keyed``."""
+    def _compute(self, todo: list[Hashable]) -> None:
+        """Forward ``todo`` into the memo, and into the persistent cache."""
         with self._cold_pass(len(todo)):
             rows = self._forward(todo)
-        for k, row in zip(todo, rows):
-            self._memo[k] = row
+        self._memo.put(todo, rows)
         if self.cache is not None:
-            self.cache.put(self.fingerprint, self.spec.source,
-                           [(keyed[k], row) for k, row in zip(todo, rows)])
+            for start in range(0, len(todo), _KEYED_SLICE):
+                end = start + _KEYED_SLICE
+                self.cache.put(self.fingerprint, self.spec.source,
+                               [(input_key(k), row) for k, row in zip(todo[start:end],
+                                                                       rows[start:end])])
 
-    def _from_cache(self, keyed: dict[Hashable, str]) -> int:
-        """Into the memo: the rows the persistent cache holds of ``keyed`` (input -> its
-        cache key); how many it held."""
+    def _from_cache(self, todo: list[Hashable]) -> int:
+        """Into the memo: the rows the persistent cache holds of ``todo``; how many it held."""
         assert self.cache is not None
-        rejected = self.cache.rejected
-        cached = self.cache.get(self.fingerprint, list(keyed.values()), len(self._order))
-        self.cache_rejected += self.cache.rejected - rejected
-        for k, text in keyed.items():
-            if text in cached:
-                self._memo[k] = cached[text]
-        self.cache_hits += len(cached)
-        return len(cached)
+        held = 0
+        for start in range(0, len(todo), _KEYED_SLICE):
+            part = todo[start:start + _KEYED_SLICE]
+            keyed = [input_key(k) for k in part]
+            rejected = self.cache.rejected
+            cached = self.cache.get(self.fingerprint, keyed, len(self._order))
+            self.cache_rejected += self.cache.rejected - rejected
+            found = [i for i, text in enumerate(keyed) if text in cached]
+            if found:
+                self._memo.put([part[i] for i in found],
+                               np.stack([cached[keyed[i]] for i in found]))
+            held += len(cached)
+        self.cache_hits += held
+        return held
 
     def _shared_pass(self, n: int) -> contextlib.AbstractContextManager[bool]:
         """A pass of ``n`` inputs, one of a model's large ones, that another process sharing
@@ -221,11 +230,18 @@ class Classifier:
         # An empty text is its special tokens alone; a long one is cut (as in the seed's
         # pipeline), and the report counts how many were.
         self.truncated += encoded.truncated
+        if len(inputs) > self.options.batch_size:
+            # Tokenizing a suite leaves ~100 MiB freed but kept by the allocator (its chunks'
+            # lists of ids, the packing's copies): returned before the model adds its own.
+            release_freed_memory()
         with self._inference():
-            for idx, features in padded_batches(tokenizer, inputs, max_length,
-                                                self.options.batch_size, encoded):
+            batches = padded_batches(tokenizer, inputs, max_length, self.options.batch_size,
+                                     encoded)
+            for n, (idx, features) in enumerate(batches, 1):
                 out[idx] = self._probabilities(features)
                 self._advance(len(idx))
+                if n % RELEASE_EVERY == 0:
+                    release_freed_memory()
         self.forward_count += len(inputs)
         return out
 

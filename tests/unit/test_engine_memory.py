@@ -1,0 +1,79 @@
+"""What the engine holds per model for the whole run is small and answers as before: the memo
+of probability rows (``engine.rows.RowMemo``) and the packed tokens (``engine.batching``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from nlp_gate.engine.batching import encode, padded_batches
+from nlp_gate.engine.rows import RowMemo, release_freed_memory
+
+KEYS = st.one_of(st.text(max_size=8), st.tuples(st.text(max_size=4), st.text(max_size=4)))
+
+
+@given(st.lists(st.lists(KEYS, unique=True, max_size=700), max_size=6),
+       st.sampled_from([np.float32, np.float64]))
+def test_row_memo_answers_what_a_dict_of_rows_answers(puts: list[list[Any]], dtype: Any) -> None:
+    """Rows put in batches of any size (an attack adds a few at a time, a suite's pass
+    thousands: the table grows past its first 1,024 rows) come back by key, in the order
+    asked, with repeats, in the memo's dtype."""
+    memo, reference = RowMemo(3, dtype), {}
+    rng = np.random.default_rng(0)
+    for batch in puts:
+        new = [k for k in batch if k not in memo]
+        rows = rng.random((len(new), 3))
+        memo.put(new, rows)
+        reference.update(zip(new, rows.astype(dtype)))
+    assert len(memo) == len(reference)
+    asked = list(reference)[::-1] + list(reference)[:3]
+    got = memo.rows(asked)
+    assert got.dtype == dtype and got.shape == (len(asked), 3)
+    for key, row in zip(asked, got):
+        assert key in memo
+        assert row.tolist() == reference[key].tolist()
+    assert memo.rows([]).shape == (0, 3)
+    release_freed_memory()  # never fails, on any C library
+    assert memo.rows(asked).tolist() == got.tolist()
+
+
+class WordIds:
+    """A slow tokenizer: one id per word (ids given by a table), [CLS]=1 ... [SEP]=2."""
+
+    model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
+    padding_side = "right"
+    pad_token_type_id = 0
+
+    def __init__(self, ids: dict[str, int], pad_token_id: int) -> None:
+        self.ids, self.pad_token_id = ids, pad_token_id
+
+    def __call__(self, texts: list[str], truncation: bool = False,
+                 max_length: int | None = None) -> dict[str, list[list[int]]]:
+        rows = [[1, *(self.ids[w] for w in text.split()), 2] for text in texts]
+        if max_length:
+            rows = [r[:max_length] for r in rows]
+        return {"input_ids": rows, "token_type_ids": [[0] * len(r) for r in rows]}
+
+
+def test_tokens_are_packed_small_and_padded_with_an_id_that_does_not_fit_them() -> None:
+    """A pass's tokens are held in the smallest unsigned type (a suite's pass, and the
+    encodings kept for the next model, are a quarter of int32's size or less), and padding
+    still uses the tokenizer's pad id when that id is wider than the tokens."""
+    small = WordIds({"good": 7, "movie": 9, "bad": 11}, pad_token_id=300)
+    texts = ["good movie", "bad", "good bad movie good"]
+    enc = encode(small, texts, max_length=16)
+    assert enc.flat["input_ids"].dtype == np.uint8
+    assert enc.flat["token_type_ids"].dtype == np.uint8
+    batches = list(padded_batches(small, texts, 16, 8, enc))
+    assert len(batches) == 1
+    idx, batch = batches[0]
+    by_input = dict(zip(idx.tolist(), batch["input_ids"].tolist()))
+    assert by_input == {0: [1, 7, 9, 2, 300, 300], 1: [1, 11, 2, 300, 300, 300],
+                        2: [1, 7, 11, 9, 7, 2]}
+    assert batch["input_ids"].dtype == np.int64
+    assert batch["attention_mask"].tolist() == (batch["input_ids"] != 300).astype(int).tolist()
+    wide = encode(WordIds({"good": 70_000}, pad_token_id=0), ["good"], max_length=16)
+    assert wide.flat["input_ids"].dtype == np.uint32
+    assert wide.flat["input_ids"].tolist() == [1, 70_000, 2]
