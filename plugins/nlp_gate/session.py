@@ -32,6 +32,7 @@ from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, p
 from nlp_gate.engine.onnx_backend import check_backend
 from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
 from nlp_gate.engine.predictor import Classifier, LoadOptions
+from nlp_gate.engine.rows import InputIndex
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.options import Options
@@ -134,11 +135,18 @@ class Session:
     def encodings(self) -> Encodings:
         """Tokenizations shared by the models of one tokenizer: one pass per suite, for all
         workers, kept beside the prediction cache (``<cache>.tokens/``) and off with it.
-        With those files, memory keeps only the last one: reading a suite's tokens back takes
-        a tenth of a second, holding four of them ~60 MiB for the whole run."""
+        With those files, memory keeps none past its pass: reading a suite's tokens back
+        takes a tenth of a second, while the last one kept (~23 MiB for QQP's pairs) would
+        sit beside the next suite's at that pass's peak."""
         cache = self.options.load.cache
-        return (Encodings(keep=1, directory=cache.with_suffix(".tokens")) if cache
+        return (Encodings(keep=0, directory=cache.with_suffix(".tokens")) if cache
                 else Encodings())
+
+    @cached_property
+    def inputs(self) -> InputIndex:
+        """The row numbers of every input this process's models answer: one dict for all
+        of them (a suite asks each of its models the same inputs), not one per model."""
+        return InputIndex()
 
     # -- models ---------------------------------------------------------------------------
     def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
@@ -151,9 +159,10 @@ class Session:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:
                     self.classifiers[s.key] = load_function_classifier(
-                        s, self.options.load, self.function_search
+                        s, self.options.load, self.function_search, self.inputs
                     ) if s.function else load_classifier(
-                        s, self.location(s), self.options.load, worker_index(), self.encodings)
+                        s, self.location(s), self.options.load, worker_index(), self.encodings,
+                        self.inputs)
                 except ModelLoadError as exc:
                     self.load_failures[s.key] = exc
         return self.classifiers

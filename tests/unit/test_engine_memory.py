@@ -1,15 +1,19 @@
 """What the engine holds per model for the whole run is small and answers as before: the memo
-of probability rows (``engine.rows.RowMemo``) and the packed tokens (``engine.batching``)."""
+of probability rows (``engine.rows.RowMemo``, its row numbers shared by a process's models),
+the packed tokens (``engine.batching``) and every item's outcome (``kinds.checklist.run``)."""
 
 from __future__ import annotations
 
+import json
+import tracemalloc
 from typing import Any
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from nlp_gate.engine.batching import encode, padded_batches
-from nlp_gate.engine.rows import RowMemo, release_freed_memory
+from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
+from nlp_gate.kinds.checklist.run import Outcome
 
 KEYS = st.one_of(st.text(max_size=8), st.tuples(st.text(max_size=4), st.text(max_size=4)))
 
@@ -37,6 +41,63 @@ def test_row_memo_answers_what_a_dict_of_rows_answers(puts: list[list[Any]], dty
     assert memo.rows([]).shape == (0, 3)
     release_freed_memory()  # never fails, on any C library
     assert memo.rows(asked).tolist() == got.tolist()
+
+
+@given(st.lists(st.lists(KEYS, unique=True, max_size=300), min_size=1, max_size=6))
+def test_models_sharing_an_index_answer_as_if_each_had_its_own(puts: list[list[Any]]) -> None:
+    """Two models' memos over one ``InputIndex``, each putting its own rows for keys the
+    other may or may not hold, in any order: each answers its own rows, and holds only the
+    keys it put."""
+    index = InputIndex()
+    memos = [RowMemo(2, np.float32, index), RowMemo(2, np.float32, index)]
+    reference: list[dict[Any, list[float]]] = [{}, {}]
+    rng = np.random.default_rng(1)
+    for step, batch in enumerate(puts):
+        which = step % 2
+        memo, ref = memos[which], reference[which]
+        new = [k for k in batch if k not in memo]
+        rows = rng.random((len(new), 2)).astype(np.float32)
+        memo.put(new, rows)
+        ref.update(zip(new, rows.tolist()))
+    for memo, ref, other in zip(memos, reference, reference[::-1]):
+        assert len(memo) == len(ref)
+        assert all(k in memo for k in ref)
+        assert not any(k in memo for k in other if k not in ref)
+        if ref:
+            assert memo.rows(list(ref)).tolist() == list(ref.values())
+    assert len(index) == len(set(reference[0]) | set(reference[1]))
+
+
+def test_a_second_model_of_the_same_inputs_adds_its_rows_not_another_dict() -> None:
+    """The models of a suite are asked the same inputs: after the first model's memo, each
+    further one over the shared index costs its table (8 bytes a row here, with room to
+    grow), not a dict entry and an int object per input (~75 bytes)."""
+    keys = [f"input {i}" for i in range(50_000)]
+    rows = np.ones((len(keys), 2), dtype=np.float32)
+    index = InputIndex()
+    RowMemo(2, np.float32, index).put(keys, rows)
+    tracemalloc.start()
+    try:
+        second = RowMemo(2, np.float32, index)
+        second.put(keys, rows)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held / len(keys) < 20, f"{held / len(keys):.1f} bytes an input"
+    assert second.rows(keys[:3]).tolist() == [[1.0, 1.0]] * 3
+
+
+def test_an_outcome_of_every_case_is_held_as_a_range_and_stored_as_before() -> None:
+    """An unsampled test's outcome keeps its case numbers as a range (a run holds every
+    item's outcome), is stored in the prediction cache as the list it always was, and comes
+    back from there as a range again; a sample's numbers stay a list."""
+    every = Outcome(3, 1, 33.3, [], range(3), [True, False, None])
+    stored = json.loads(json.dumps(every.stored()))
+    assert stored["case_index"] == [0, 1, 2]
+    back = Outcome.from_stored(stored)
+    assert back.case_index == range(3) and back == every
+    sampled = Outcome.from_stored({**stored, "case_index": [0, 2, 5]})
+    assert sampled.case_index == [0, 2, 5]
 
 
 class WordIds:

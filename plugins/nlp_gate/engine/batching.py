@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from nlp_gate.engine.file_cache import mark_used, publish
+from nlp_gate.engine.rows import release_freed_memory
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ class Encoded:
 # MiB higher in chunks of 16384 than of 1024, at the same CPU time (the same packed arrays;
 # docs/measurements/performance.md, "Where a cold run's memory goes").
 _ENCODE_CHUNK = 1024
+# And every this many chunks, the freed memory is handed back (glibc's malloc_trim): the
+# tokenizer's threads free theirs into arenas glibc keeps.  A QQP suite's 167,357 pairs (the
+# zoo's ALBERT tokenizer, one process): peak +94 MiB without, +78 MiB every 8 chunks, +74
+# every chunk.
+_TRIM_EVERY = 8
 
 
 def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
@@ -56,7 +62,7 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
     backend = backend or _truncating_backend(tokenizer, max_length)
     names = [k for k in ("input_ids", "token_type_ids") if k in tokenizer.model_input_names]
     lengths: list[np.ndarray] = []
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    packed = {k: _Packer(len(inputs) * max_length) for k in names}
     truncated = 0
     for start in range(0, len(inputs), _ENCODE_CHUNK):
         chunk = list(inputs[start:start + _ENCODE_CHUNK])
@@ -73,14 +79,49 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
         n = np.fromiter(map(len, rows["input_ids"]), dtype=np.int64, count=len(chunk))
         lengths.append(n)
         for k in names:
-            parts[k].append(_compact(np.fromiter(chain.from_iterable(rows[k]),
-                                                 dtype=np.int32, count=int(n.sum()))))
-    flat = {k: _compact(np.concatenate(v)) for k, v in parts.items()}
+            packed[k].append(np.fromiter(chain.from_iterable(rows[k]), dtype=np.int32,
+                                         count=int(n.sum())))
+        if start // _ENCODE_CHUNK % _TRIM_EVERY == _TRIM_EVERY - 1:
+            release_freed_memory()
+    flat = {k: packed[k].array() for k in names}
     if "attention_mask" in tokenizer.model_input_names:
         # Unpadded, the attention mask is all ones: padding derives it (``padded_batches``).
         flat["attention_mask"] = np.ones(0, dtype=np.int32)
     length = np.concatenate(lengths)
     return Encoded(length, np.cumsum(length) - length, flat, truncated)
+
+
+class _Packer:
+    """Non-negative ints appended a chunk at a time into one array, in the smallest unsigned
+    type that holds all of them.
+
+    The array is allocated once for ``bound`` values (every input at ``max_length`` tokens),
+    or in doublings past 2**24 of them; only the pages written become resident, so a pass's
+    tokens are held once while they are packed.  Joining per-chunk arrays at the end held
+    them twice: ~15 MiB more at a QQP pass's peak, the peak of a cold run.
+    """
+
+    def __init__(self, bound: int) -> None:
+        self._values = np.empty(max(1, min(bound, 1 << 24)), dtype=np.uint8)
+        self._size = 0
+
+    def append(self, chunk: np.ndarray) -> None:
+        end = self._size + len(chunk)
+        dtype = self._values.dtype
+        if len(chunk):
+            dtype = np.promote_types(dtype, np.min_scalar_type(int(chunk.max())))
+        if end > len(self._values) or dtype != self._values.dtype:
+            # Widened (once per type, at the first chunk that needs it) or full: a new
+            # array, the values so far copied over.
+            grown = np.empty(max(end, len(self._values) * (2 if end > len(self._values) else 1)),
+                             dtype=dtype)
+            grown[:self._size] = self._values[:self._size]
+            self._values = grown
+        self._values[self._size:end] = chunk
+        self._size = end
+
+    def array(self) -> np.ndarray:
+        return self._values[:self._size]
 
 
 def _slow_encode(tokenizer: Any, chunk: list[Any], max_length: int | None = None) -> Any:
@@ -218,7 +259,7 @@ _FILE_FORMAT = 2  # layout of an Encodings file (part of its key)
 def _compact(a: np.ndarray) -> np.ndarray:
     """``a`` (non-negative ints) in the smallest unsigned type that holds it: token ids fit
     16 bits for most vocabularies, token types 8."""
-    return a.astype(np.min_scalar_type(int(a.max()))) if a.size else a
+    return a.astype(np.min_scalar_type(int(a.max())), copy=False) if a.size else a
 
 
 def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,

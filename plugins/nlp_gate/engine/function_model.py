@@ -26,6 +26,7 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.rows import InputIndex
 
 PredictFunction = Callable[[list[Any]], Any]
 SUM_TOLERANCE = 1e-3  # float32 softmax rows sum to 1 within ~1e-6; a logit row is far off
@@ -140,12 +141,12 @@ class FunctionClassifier(Classifier):
     dtype = np.float64
 
     def __init__(self, spec: ModelSpec, function: PredictFunction, options: LoadOptions,
-                 cache: PredictionCache | None) -> None:
+                 cache: PredictionCache | None, inputs: InputIndex | None = None) -> None:
         fingerprint = hashlib.sha256(json.dumps(
             ["predict", spec.function, spec.revision, list(spec.labels)]).encode()).hexdigest()
         declared = spec.revision is not None
         super().__init__(spec, function, None, "python", options, fingerprint,
-                         cache if declared else None)
+                         cache if declared else None, inputs=inputs)
         self.fingerprint_source = "declared" if declared else "none"
         self.backend = "python"  # the user's function computes: no --nlp-backend applies
         self.max_length = 0  # no tokenizer here: nothing is cut
@@ -166,8 +167,9 @@ class FunctionClassifier(Classifier):
 
 
 def load_function_classifier(spec: ModelSpec, options: LoadOptions,
-                             search: Sequence[Path] = ()) -> FunctionClassifier:
+                             search: Sequence[Path] = (),
+                             inputs: InputIndex | None = None) -> FunctionClassifier:
     # Without a declared fingerprint nothing of the function's is stored: no file opened.
     cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
              if options.cache and spec.revision is not None else None)
-    return FunctionClassifier(spec, import_function(spec, search), options, cache)
+    return FunctionClassifier(spec, import_function(spec, search), options, cache, inputs)

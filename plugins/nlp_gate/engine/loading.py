@@ -38,6 +38,7 @@ from nlp_gate.engine.onnx_backend import (
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions, cpu_threads
 from nlp_gate.engine.pruning import prune_last_layer, pruning_rule
+from nlp_gate.engine.rows import InputIndex
 
 
 def resolve_device(option: str, worker_index: int = 0) -> str:
@@ -54,7 +55,8 @@ def resolve_device(option: str, worker_index: int = 0) -> str:
 
 
 def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
-                    worker_index: int = 0, encodings: Encodings | None = None) -> Classifier:
+                    worker_index: int = 0, encodings: Encodings | None = None,
+                    inputs: InputIndex | None = None) -> Classifier:
     """``spec``'s engine over ``location`` (hub id or directory), validated as a classifier.
 
     The config is checked at once.  The weights and tokenizer load now too, so an untrained
@@ -102,7 +104,8 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
                              cpu_threads())
 
     classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
-                            encodings=encodings, exported=exported if onnx else None)
+                            encodings=encodings, exported=exported if onnx else None,
+                            inputs=inputs)
     if cache is None or not cache.knows(fp):
         classifier.load()
     return classifier

@@ -22,7 +22,7 @@ from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.onnx_backend import OnnxModel
 from nlp_gate.engine.prediction_cache import PredictionCache
-from nlp_gate.engine.rows import RELEASE_EVERY, RowMemo, release_freed_memory
+from nlp_gate.engine.rows import RELEASE_EVERY, InputIndex, RowMemo, release_freed_memory
 from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
@@ -99,7 +99,8 @@ class Classifier:
                  cache: PredictionCache | None = None,
                  loader: Callable[[], tuple[Any, Any]] | None = None,
                  encodings: Encodings | None = None,
-                 exported: Callable[[], tuple[OnnxModel, Any]] | None = None) -> None:
+                 exported: Callable[[], tuple[OnnxModel, Any]] | None = None,
+                 inputs: InputIndex | None = None) -> None:
         self.spec = spec
         self.device = device
         self.options = options
@@ -121,7 +122,8 @@ class Classifier:
         self.backend = "onnx" if exported is not None else "torch"
         self.encodings = encodings  # tokenizations shared with this process's other models
         self._order = spec.class_index()
-        self._memo = RowMemo(len(self._order), self.dtype)
+        # Row numbers shared with this process's other models (``inputs``; else its own).
+        self._memo = RowMemo(len(self._order), self.dtype, inputs)
 
     def load(self) -> None:
         """Load what predicting needs, if not done yet (validating the checkpoint): the

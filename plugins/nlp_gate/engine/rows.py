@@ -1,8 +1,9 @@
 """A model's probability rows of this run, and handing freed memory back between batches.
 
 ``RowMemo`` is ``Classifier``'s memo: every input it has answered, so each unique input costs
-at most one forward pass (or cache read) per run.  ``release_freed_memory`` is what the
-forward pass calls every few batches.  Both exist for the peak RSS of a cold run
+at most one forward pass (or cache read) per run.  Its row numbers come from an ``InputIndex``
+that every model of a process shares.  ``release_freed_memory`` is what the forward pass calls
+every few batches.  All three exist for the peak RSS of a cold run
 (docs/measurements/performance.md, "Where a cold run's memory goes").
 """
 
@@ -16,40 +17,78 @@ from typing import Any
 import numpy as np
 
 
-class RowMemo:
-    """Each input's row in one growing table, and a dict from input to its row number.
+class InputIndex:
+    """A row number for every input any model of this process has answered.
 
-    A dict of one small array per input (a view into its pass's output) costs ~110 bytes of
-    array object for 8 bytes of probabilities: ~26 MiB per model of a suite's ~165k inputs,
-    held for the whole run.  Here a row costs its 8 bytes and a dict entry.
+    The models of one suite are asked exactly the same ~170k inputs: one shared dict from
+    input to row number (~75 bytes an input, its int object included) instead of one per
+    model saves that much for every model after the first, ~12 MiB a model of a suite.
+    Numbers are handed out in order and never taken back.
     """
 
-    def __init__(self, width: int, dtype: Any) -> None:
-        self._index: dict[Hashable, int] = {}
-        self._table = np.empty((0, width), dtype=dtype)
+    def __init__(self) -> None:
+        self._ids: dict[Hashable, int] = {}
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._ids)
+
+    def get(self, key: Hashable) -> int | None:
+        return self._ids.get(key)
+
+    def assign(self, keys: Sequence[Hashable]) -> np.ndarray:
+        """The row numbers of ``keys``, new ones numbered next."""
+        ids = self._ids
+        setdefault = ids.setdefault
+        # setdefault's default is len(ids) read before the call: the next free number.
+        return np.fromiter((setdefault(k, len(ids)) for k in keys), dtype=np.int64,
+                           count=len(keys))
+
+    def lookup(self, keys: Sequence[Hashable]) -> np.ndarray:
+        """The row numbers of ``keys`` (all numbered)."""
+        ids = self._ids
+        return np.fromiter((ids[k] for k in keys), dtype=np.int64, count=len(keys))
+
+
+class RowMemo:
+    """One model's rows in a table indexed by the shared ``InputIndex``, and which of them
+    it holds.
+
+    A dict of one small array per input (a view into its pass's output) costs ~110 bytes of
+    array object for 8 bytes of probabilities, and a dict per model ~75 bytes an input more:
+    here a row costs its 8 bytes and a byte, for every input of the process (the other
+    models' too: a table of the whole index stays a few MiB).
+    """
+
+    def __init__(self, width: int, dtype: Any, index: InputIndex | None = None) -> None:
+        self.index = index if index is not None else InputIndex()
+        self._table = np.empty((0, width), dtype=dtype)
+        self._held = bytearray()  # 1 where the row of that number is this model's
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._index
+        i = self.index.get(key)
+        return i is not None and i < len(self._held) and self._held[i] == 1
 
     def put(self, keys: Sequence[Hashable], rows: np.ndarray) -> None:
         """Store ``rows[i]`` as the row of ``keys[i]`` (keys not stored yet)."""
-        start = len(self._index)
-        end = start + len(keys)
-        if end > len(self._table):  # grow by doubling: an attack adds a few rows at a time
-            grown = np.empty((max(end, 2 * len(self._table), 1024), self._table.shape[1]),
-                             dtype=self._table.dtype)
-            grown[:start] = self._table[:start]
+        ids = self.index.assign(keys)
+        if len(self.index) > len(self._table):
+            # Grow to the index, with room: an attack adds a few rows at a time.
+            size = max(len(self.index), len(self._table) * 5 // 4, 1024)
+            grown = np.empty((size, self._table.shape[1]), dtype=self._table.dtype)
+            grown[:len(self._table)] = self._table
             self._table = grown
-        self._table[start:end] = rows
-        self._index.update(zip(keys, range(start, end)))
+            self._held.extend(bytes(size - len(self._held)))
+        self._table[ids] = rows
+        np.frombuffer(self._held, dtype=np.uint8)[ids] = 1
+        self._count += len(keys)
 
     def rows(self, keys: Sequence[Hashable]) -> np.ndarray:
         """The rows of ``keys`` (all stored), in order: a new array."""
-        return self._table[np.fromiter((self._index[k] for k in keys), dtype=np.int64,
-                                       count=len(keys))]
+        return self._table[self.index.lookup(keys)]
 
 
 # A forward pass returns memory every this many batches: torch's intermediate tensors,

@@ -185,7 +185,7 @@ class ChecklistItems:
                            options.sample, options.seed)
         if classifier.cache is not None:
             classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
-                                         self._outcome_key(info), asdict(outcome))
+                                         self._outcome_key(info), outcome.stored())
         self._outcomes[memo] = outcome
         return outcome, False
 
@@ -235,7 +235,7 @@ class ChecklistItems:
         if memo is not None or classifier.cache is None:
             return memo
         stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(info))
-        return None if stored is None else Outcome(**stored)
+        return None if stored is None else Outcome.from_stored(stored)
 
     # -- reporting --------------------------------------------------------------------------
     def engine_fields(self, model_key: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -74,8 +74,22 @@ class Outcome:
     failing: list[str] = field(default_factory=list)  # first failing cases, readable
     # Per run case (index into test.data): True pass, False fail, None filtered.  Two
     # models run with the same sample/seed have the same case_index, so they can be paired.
-    case_index: list[int] = field(default_factory=list)
+    # Every case of an unsampled test: a range (a run keeps every item's outcome; a list of
+    # ints costs ~36 bytes a case, ~9 MiB over the two released suites per model).
+    case_index: Sequence[int] = field(default_factory=list)
     passed: list[bool | None] = field(default_factory=list)
+
+    def stored(self) -> dict[str, Any]:
+        """As the prediction cache stores it: JSON, ``case_index`` a list."""
+        return {**asdict(self), "case_index": list(self.case_index)}
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Outcome:
+        outcome = cls(**stored)
+        every = range(len(outcome.case_index))
+        if list(outcome.case_index) == list(every):  # every case: a range again
+            outcome.case_index = every
+        return outcome
 
 
 @cache
@@ -107,14 +121,19 @@ def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
     fails = [int(i if run_idxs is None else run_idxs[i]) for i in test.fail_idxs()]
     n_run = stats.get("testcases_run", stats["testcases"])
     n_cases = int(stats.get("after_filtering", n_run))
-    return Outcome(
+    outcome = Outcome(
         n_cases=n_cases,
         n_failed=len(fails),
         fail_rate=float(stats.get("fail_rate", 0.0)),
         failing=[_describe(test, i) for i in fails[:max_examples]],
-        case_index=list(range(len(test.data))) if run_idxs is None else [int(i) for i in run_idxs],
+        case_index=range(len(test.data)) if run_idxs is None else [int(i) for i in run_idxs],
         passed=[None if p is None else bool(p) for p in test.results.passed],
     )
+    # The outcome is all a run reads of it: CheckList's per-case results (predictions,
+    # confidences, expectation results; ~45 MiB over the two released suites) would stay on
+    # the test object until the next model's run replaced them.
+    del test.results
+    return outcome
 
 
 def _describe(test: Any, i: int) -> str:
