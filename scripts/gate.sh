@@ -7,28 +7,50 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 # What the offline TextAttack recipes read: Debian packages (installed when this job may),
-# the zoo's masked LM; a recipe whose resource is still missing skips, named.  The masked LM
-# trains on one core from the zoo's recipe, so it runs beside the zoo build (a fresh clone's
-# job: 2 cores busy instead of one for its minutes).  Piped, so that its progress comes as
-# whole lines, never rewritten in place over the zoo's line on a terminal.  It runs in a
-# process group of its own (set -m): a non-interactive shell's background job ignores Ctrl-C,
-# so the trap interrupts it (SIGINT: its builds remove their private folders) when this job is
-# interrupted, and it never outlives a failed zoo build.
+# the zoo's masked LM; a recipe whose resource is still missing skips, named.  Both run
+# beside the zoo build.  The masked LM trains on one core from the zoo's recipe (2 cores busy
+# instead of one for the zoo's minutes) and may still be training when the zoo is done:
+# pytest starts then all the same, on the core it leaves, and the attack items that read it
+# (the run's last, minutes later) wait for its build (nlp_gate.kinds.attacks.resources.
+# StandIn.await_build).  Piped, so that progress comes as whole lines, never rewritten in
+# place over the zoo's line on a terminal.  Each runs in a process group of its own (set -m):
+# a non-interactive shell's background job ignores Ctrl-C, so the trap interrupts them
+# (SIGINT: their builds remove their private folders) when this job is interrupted, and
+# they never outlive a failed zoo build.
 set -m
-(bash scripts/provision_attacks.sh 2>&1 | cat) &
-provision=$!
+(bash scripts/provision_attacks.sh debian 2>&1 | cat) &
+debian=$!
+(bash scripts/provision_attacks.sh stand-ins 2>&1 | cat) &
+stand_ins=$!
 set +m
-stop_provision() { kill -INT -- "-$provision" 2>/dev/null; wait "$provision" 2>/dev/null; }
+stop_provision() {
+  kill -INT -- "-$debian" "-$stand_ins" 2>/dev/null
+  wait "$debian" "$stand_ins" 2>/dev/null
+}
 trap 'stop_provision; echo "gate: interrupted" >&2; exit 130' INT
 trap 'stop_provision; echo "gate: stopped (SIGTERM)" >&2; exit 143' TERM
 .venv/bin/python -m nlp_gate.zoo build
 zoo=$?
 if [ "$zoo" -ne 0 ]; then stop_provision; exit 1; fi
-wait "$provision"
-trap - INT TERM
+wait "$debian"
+# No attack item may look before the masked LM's build holds its lock (a rebuild replaces a
+# stale one): go on once the build holds it (flock(1) cannot take it then) or has ended.
+lock=${NLP_GATE_CACHE:-.cache}/attack-resources/stand-ins/.masked-lm.lock
+if command -v flock >/dev/null; then
+  until ! kill -0 "$stand_ins" 2>/dev/null || { [ -e "$lock" ] && ! flock -n "$lock" true; }; do
+    sleep 0.2
+  done
+else
+  wait "$stand_ins"
+fi
+# From here pytest answers Ctrl-C itself (an interrupted run's verdict and results.json, then
+# the report below, as ever); the trap only stops a build still under way.
+trap stop_provision INT TERM
 mkdir -p reports
 .venv/bin/python -m pytest tests_behavioral -n 2 -p no:cacheprovider \
   --alluredir reports/allure-results --clean-alluredir "$@"
 rc=$?
+wait "$stand_ins" 2>/dev/null
+trap - INT TERM
 bash scripts/allure_html.sh || echo "gate: Allure HTML report not generated (see above)" >&2
 exit $rc

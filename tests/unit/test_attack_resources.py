@@ -1,8 +1,11 @@
-"""Resource detection reads the disk only; the Debian builder yields NLTK-readable data."""
+"""Resource detection reads the disk only; the Debian builder yields NLTK-readable data; a
+stand-in another process is building is waited for."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry
 from nlp_gate.kinds.attacks.resources import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs
+from nlp_gate.kinds.attacks.standins.masked_lm import build_lock
 
 
 def test_textattack_file_is_found_only_in_the_bundle_cache(tmp_path: Path) -> None:
@@ -115,3 +119,52 @@ def test_guard_turns_a_textattack_download_into_a_named_missing_resource(tmp_pat
     with offline.offline_guard(), pytest.raises(r.MissingResources) as err:
         textattack.shared.utils.download_from_s3("nlp-gate/no/such/file")
     assert [m.key for m in err.value.missing] == ["textattack:nlp-gate/no/such/file"]
+
+
+def _builder(lock: Path, marker: Path | None, seconds: float,
+             card: str = "{}") -> subprocess.Popen[str]:
+    """Another process building a stand-in: holds its build lock for ``seconds``, then
+    writes ``card`` into its ``marker`` (None: the build fails, nothing written)."""
+    script = "\n".join([
+        "import pathlib, time",
+        "from filelock import FileLock",
+        f"with FileLock({str(lock)!r}):",
+        "    print('held', flush=True)",
+        f"    time.sleep({seconds})",
+        *([f"    m = pathlib.Path({str(marker)!r})",
+           "    m.parent.mkdir(parents=True, exist_ok=True)",
+           f"    m.write_text({card!r})"] if marker else []),
+    ])
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_an_item_waits_for_a_stand_in_another_process_is_building(tmp_path: Path) -> None:
+    """The main job trains the masked LM beside the test run: an attack item that needs it
+    while the build holds its lock waits for the build and finds it; with no build under way
+    nothing waits (and no lock file is made); a build that outlasts the wait leaves it
+    missing, for the item to skip naming it; a rebuild under way is waited for even though a
+    stale one is there."""
+    bundle = Bundle(tmp_path)
+    stand_in = r.ZOO_MASKED_LM
+    stand_in.await_build(bundle, timeout=60)
+    assert not stand_in.present(bundle) and not bundle.stand_ins.exists()
+
+    lock = build_lock(stand_in.path(bundle))
+    lock.parent.mkdir(parents=True)
+    stuck = _builder(lock, None, 3)
+    stand_in.await_build(bundle, timeout=0.5)
+    assert not stand_in.present(bundle)
+    assert stuck.wait() == 0
+
+    marker = bundle.stand_ins / stand_in.marker
+    building = _builder(lock, marker, 2, card='{"recipe_hash": "old"}')
+    stand_in.await_build(bundle, timeout=60)
+    assert stand_in.present(bundle)
+    assert building.wait() == 0
+
+    rebuilding = _builder(lock, marker, 2, card='{"recipe_hash": "new"}')
+    stand_in.await_build(bundle, timeout=60)
+    assert marker.read_text() == '{"recipe_hash": "new"}'
+    assert rebuilding.wait() == 0

@@ -288,6 +288,32 @@ class StandIn(Resource):
     def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
         return f"{self.how} (looked in {bundle.stand_ins})"
 
+    def await_build(self, bundle: Bundle, timeout: float) -> None:
+        """Return once no other process is building it (at once when none is).  The main
+        job (scripts/gate.sh) trains the masked LM beside the test run, whose attack items
+        that read it come minutes after the start.  Waited for even when one is present: a
+        build under way replaces a stale one (another recipe), which no item may read.  A
+        build that outlasts ``timeout`` leaves what was there, or nothing: the item skips
+        naming it."""
+        from filelock import FileLock, Timeout
+
+        from nlp_gate.kinds.attacks.standins.masked_lm import build_lock
+        from nlp_gate.progress import Stage
+
+        lock = build_lock(self.path(bundle))
+        if not lock.exists():  # never built here: nothing to wait for
+            return
+        held = FileLock(str(lock))
+        try:
+            held.acquire(timeout=0)
+        except Timeout:  # built right now: wait for it, saying so
+            try:
+                with Stage(f"attacks: {self.what}: waiting for its build in another process"):
+                    held.acquire(timeout=timeout)
+            except Timeout:
+                return
+        held.release()
+
 
 STOPWORDS = NltkData("corpora/stopwords", "stopwords",
                      "NLTK stopwords corpus (textattack reads it at import)", debian=True)

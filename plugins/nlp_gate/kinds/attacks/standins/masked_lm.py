@@ -79,6 +79,12 @@ def read_card(target: Path) -> dict[str, Any] | None:
         return None
 
 
+def build_lock(target: Path) -> Path:
+    """The file lock a build of ``target`` holds while it trains (``fcntl.flock``, as
+    ``flock(1)`` takes it): a concurrent build, or an attack item that needs it, waits on it."""
+    return target.parent / f".{target.name}.lock"
+
+
 def ensure(target: Path, recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str, Any]:
     """The stand-in at ``target``, built from the zoo's recipe unless a current one is
     there."""
@@ -92,7 +98,7 @@ def ensure(target: Path, recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str,
     if card is not None and card["recipe_hash"] == expected:
         return card
     target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target.parent / f".{target.name}.lock"), timeout=LOCK_TIMEOUT_S):
+    with FileLock(str(build_lock(target)), timeout=LOCK_TIMEOUT_S):
         card = read_card(target)
         if card is not None and card["recipe_hash"] == expected:
             return card  # built by another process while this one waited
