@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from nlp_gate.engine.batching import encode, padded_batches
+from nlp_gate.engine.batching import _Packer, encode, padded_batches
 from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
 from nlp_gate.kinds.checklist.run import Outcome
 
@@ -98,6 +98,22 @@ def test_an_outcome_of_every_case_is_held_as_a_range_and_stored_as_before() -> N
     assert back.case_index == range(3) and back == every
     sampled = Outcome.from_stored({**stored, "case_index": [0, 2, 5]})
     assert sampled.case_index == [0, 2, 5]
+
+
+@given(st.lists(st.lists(st.integers(0, 70_000), max_size=40), max_size=12),
+       st.integers(1, 64))
+def test_packed_tokens_equal_their_chunks_joined_in_the_smallest_type(
+        chunks: list[list[int]], bound: int) -> None:
+    """Chunks appended into one array (allocated for a bound the chunks may exceed, widened
+    when a chunk holds a larger id) read back as the chunks joined, in the smallest unsigned
+    type holding every value."""
+    packer = _Packer(bound)
+    for chunk in chunks:
+        packer.append(np.asarray(chunk, dtype=np.int32))
+    joined = [v for chunk in chunks for v in chunk]
+    got = packer.array()
+    assert got.tolist() == joined
+    assert got.dtype == (np.min_scalar_type(max(joined)) if joined else np.uint8)
 
 
 class WordIds:

@@ -110,11 +110,11 @@ class _Packer:
         dtype = self._values.dtype
         if len(chunk):
             dtype = np.promote_types(dtype, np.min_scalar_type(int(chunk.max())))
-        if end > len(self._values) or dtype != self._values.dtype:
-            # Widened (once per type, at the first chunk that needs it) or full: a new
+        size = len(self._values) if end <= len(self._values) else max(end, 2 * len(self._values))
+        if size != len(self._values) or dtype != self._values.dtype:
+            # Full, or widened (once per type, at the first chunk that needs it): a new
             # array, the values so far copied over.
-            grown = np.empty(max(end, len(self._values) * (2 if end > len(self._values) else 1)),
-                             dtype=dtype)
+            grown = np.empty(size, dtype=dtype)
             grown[:self._size] = self._values[:self._size]
             self._values = grown
         self._values[self._size:end] = chunk
