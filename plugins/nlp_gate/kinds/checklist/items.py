@@ -181,8 +181,12 @@ class ChecklistItems:
             return stored, True
         self._prefetch(classifier)
         options = self.context.options
-        outcome = run_test(self.test_object(info), self.predict_fn(classifier, info),
-                           options.sample, options.seed)
+        test = self.test_object(info)
+        outcome = run_test(test, self.predict_fn(classifier, info), options.sample, options.seed)
+        # The outcome is all a run reads of it: CheckList's per-case results (predictions,
+        # confidences, expectation results; ~45 MiB over the two released suites) would stay
+        # on the suite's test until the next model's run replaced them.
+        del test.results
         if classifier.cache is not None:
             classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
                                          self._outcome_key(info), outcome.stored())

@@ -121,7 +121,7 @@ def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
     fails = [int(i if run_idxs is None else run_idxs[i]) for i in test.fail_idxs()]
     n_run = stats.get("testcases_run", stats["testcases"])
     n_cases = int(stats.get("after_filtering", n_run))
-    outcome = Outcome(
+    return Outcome(
         n_cases=n_cases,
         n_failed=len(fails),
         fail_rate=float(stats.get("fail_rate", 0.0)),
@@ -129,11 +129,6 @@ def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
         case_index=range(len(test.data)) if run_idxs is None else [int(i) for i in run_idxs],
         passed=[None if p is None else bool(p) for p in test.results.passed],
     )
-    # The outcome is all a run reads of it: CheckList's per-case results (predictions,
-    # confidences, expectation results; ~45 MiB over the two released suites) would stay on
-    # the test object until the next model's run replaced them.
-    del test.results
-    return outcome
 
 
 def _describe(test: Any, i: int) -> str:
