@@ -10,8 +10,9 @@ bash scripts/setup.sh || exit 1
 # the zoo's masked LM; a recipe whose resource is still missing skips, named.  Both run
 # beside the zoo build.  The masked LM trains on one core from the zoo's recipe (2 cores busy
 # instead of one for the zoo's minutes) and may still be training when the zoo is done:
-# pytest starts then all the same, on the core it leaves, and the attack items that read it
-# (the run's last, minutes later) wait for its build (nlp_gate.kinds.attacks.resources.
+# pytest starts then all the same (on a machine with a spare core that saves the masked LM's
+# last minute; on two cores the three share them), and the attack items that read it (the
+# run's last, minutes later) wait for its build (nlp_gate.kinds.attacks.resources.
 # StandIn.await_build).  Piped, so that progress comes as whole lines, never rewritten in
 # place over the zoo's line on a terminal.  Each runs in a process group of its own (set -m):
 # a non-interactive shell's background job ignores Ctrl-C, so the trap interrupts them

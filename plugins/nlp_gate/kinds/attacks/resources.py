@@ -305,13 +305,15 @@ class StandIn(Resource):
             return
         held = FileLock(str(lock))
         try:
-            held.acquire(timeout=0)
-        except Timeout:  # built right now: wait for it, saying so
             try:
+                held.acquire(timeout=0)
+            except Timeout:  # built right now: wait for it, saying so
                 with Stage(f"attacks: {self.what}: waiting for its build in another process"):
                     held.acquire(timeout=timeout)
-            except Timeout:
-                return
+        except Timeout:
+            return
+        except OSError:  # a bundle this process may not write (a shared one): no build of ours
+            return
         held.release()
 
 
