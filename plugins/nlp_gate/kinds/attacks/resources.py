@@ -288,16 +288,16 @@ class StandIn(Resource):
     def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
         return f"{self.how} (looked in {bundle.stand_ins})"
 
-    def await_build(self, bundle: Bundle, timeout: float) -> None:
+    def await_build(self, bundle: Bundle, timeout: float | None = None) -> None:
         """Return once no other process is building it (at once when none is).  The main
         job (scripts/gate.sh) trains the masked LM beside the test run, whose attack items
         that read it come minutes after the start.  Waited for even when one is present: a
         build under way replaces a stale one (another recipe), which no item may read.  A
-        build that outlasts ``timeout`` leaves what was there, or nothing: the item skips
-        naming it."""
+        build that outlasts ``timeout`` (default: what a concurrent build waits,
+        ``LOCK_TIMEOUT_S``) leaves what was there, or nothing: the item skips naming it."""
         from filelock import FileLock, Timeout
 
-        from nlp_gate.kinds.attacks.standins.masked_lm import build_lock
+        from nlp_gate.kinds.attacks.standins.masked_lm import LOCK_TIMEOUT_S, build_lock
         from nlp_gate.progress import Stage
 
         lock = build_lock(self.path(bundle))
@@ -309,10 +309,8 @@ class StandIn(Resource):
                 held.acquire(timeout=0)
             except Timeout:  # built right now: wait for it, saying so
                 with Stage(f"attacks: {self.what}: waiting for its build in another process"):
-                    held.acquire(timeout=timeout)
-        except Timeout:
-            return
-        except OSError:  # a bundle this process may not write (a shared one): no build of ours
+                    held.acquire(timeout=LOCK_TIMEOUT_S if timeout is None else timeout)
+        except OSError:  # filelock's Timeout, or a bundle this process may not write (shared)
             return
         held.release()
 

@@ -24,9 +24,6 @@ from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
 
 SECTION = "attacks"
 SHOWN_EXAMPLES = 3  # adversarial examples quoted in a failure message
-# How long an item waits for a stand-in another process is building (the masked LM: ~5 min
-# on one core of a 2-core machine beside the zoo build) before it skips, naming it.
-STAND_IN_WAIT_S = 30 * 60
 
 
 @dataclass(frozen=True)
@@ -108,7 +105,7 @@ class AttackRunner:
             return Unavailable(message, False, self._base(case, "not_applicable", message))
         for need in recipe.needs:  # one another process is building: wait for it first
             if isinstance(need, resources.StandIn):
-                need.await_build(self.bundle, STAND_IN_WAIT_S)
+                need.await_build(self.bundle)
         absent = resources.missing(recipe.needs, self.bundle)
         if not absent:
             return None
