@@ -4,11 +4,16 @@ the packed tokens (``engine.batching``) and every item's outcome (``kinds.checkl
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
+import subprocess
+import sys
 import tracemalloc
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from nlp_gate.engine.batching import _Packer, encode, padded_batches
@@ -154,3 +159,52 @@ def test_tokens_are_packed_small_and_padded_with_an_id_that_does_not_fit_them() 
     wide = encode(WordIds({"good": 70_000}, pad_token_id=0), ["good"], max_length=16)
     assert wide.flat["input_ids"].dtype == np.uint32
     assert wide.flat["input_ids"].tolist() == [1, 70_000, 2]
+
+
+# A child process: glibc's threshold is process-wide, and this one's must stay as it was.
+# It frees a 16 MiB block (which raises glibc's own threshold to 16 MiB), then allocates 5 MiB
+# and prints whether that block got pages of its own (mallinfo2's count of mapped blocks).
+_MAPPED_AFTER = """
+import ctypes, sys
+from nlp_gate.engine.rows import map_large_allocations
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "call":
+    map_large_allocations()
+big = bytearray(16 * 2**20)
+del big
+before = libc.mallinfo2().hblks
+block = bytearray(5 * 2**20)
+print(libc.mallinfo2().hblks - before)
+"""
+
+
+def _has_mallinfo2() -> bool:
+    try:
+        return hasattr(ctypes.CDLL(None), "mallinfo2")  # glibc 2.33 and later
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _has_mallinfo2(), reason="glibc's mallinfo2 counts the mapped blocks")
+@pytest.mark.parametrize(("call", "env", "mapped"), [
+    ("call", {}, "1"),
+    ("none", {}, "0"),  # glibc's own rising threshold: what the call is for
+    ("call", {"MALLOC_MMAP_THRESHOLD_": str(16 * 2**20)}, "0"),  # the user's choice stands
+])
+def test_large_allocations_get_pages_of_their_own_unless_the_user_chose(
+        call: str, env: dict[str, str], mapped: str) -> None:
+    """After ``map_large_allocations`` a 5 MiB block is mapped on its own (so freeing it
+    hands it back at once), even after a larger block was freed; the process's own
+    ``MALLOC_MMAP_THRESHOLD_`` is left in force."""
+    environ = {k: v for k, v in os.environ.items()
+               if k != "MALLOC_MMAP_THRESHOLD_" and k != "GLIBC_TUNABLES"}
+    done = subprocess.run([sys.executable, "-c", _MAPPED_AFTER, call], env={**environ, **env},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == mapped

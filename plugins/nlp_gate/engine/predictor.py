@@ -22,7 +22,13 @@ from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.onnx_backend import OnnxModel
 from nlp_gate.engine.prediction_cache import PredictionCache
-from nlp_gate.engine.rows import RELEASE_EVERY, InputIndex, RowMemo, release_freed_memory
+from nlp_gate.engine.rows import (
+    RELEASE_EVERY,
+    InputIndex,
+    RowMemo,
+    map_large_allocations,
+    release_freed_memory,
+)
 from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
@@ -220,6 +226,7 @@ class Classifier:
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         self.load()
+        map_large_allocations()
         out = np.empty((len(inputs), len(self._order)), dtype=np.float32)
         config = self._onnx.config if self._onnx is not None else self.model.config
         # Never longer than the model's position table (the tiny zoo's models have 64).
