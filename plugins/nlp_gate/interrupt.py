@@ -12,7 +12,12 @@ between items) and tells the controller so (its ``shouldstop``), whose own handl
 stopped scheduling: the run ends as interrupted, with no worker reported as crashed and none
 replaced.  The controller remembers the signal (``STOP_SIGNAL_KEY``): a worker that dies
 anyway (the second signal, or one that came before its handler was set) was stopped, not
-crashed (``xdist_handoff.XdistController``).
+crashed, and one whose collection it cut short selected nothing because it was stopped
+(``xdist_handoff.XdistController``).
+
+A signal before the first item (the run's start, its collection) ends the run before any
+item starts (``stop_before_items``): xdist's controller forgets a stop that came before its
+loop, and would start every item on workers that began after the signal.
 """
 
 from __future__ import annotations
@@ -54,3 +59,12 @@ def stop_on_signals(config: pytest.Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous = signal.signal(sig, stop)
         config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
+
+
+def stop_before_items(session: pytest.Session) -> None:
+    """Before the items' loop: a stop signal already received ends the run as interrupted,
+    with no item started (pytest's own loop would run one item first, xdist's none of the
+    signal)."""
+    stop = session.config.stash.get(STOP_SIGNAL_KEY, None)
+    if stop is not None:
+        raise session.Interrupted(f"{stop}: stopped before any item started")

@@ -31,7 +31,7 @@ from nlp_gate import (
 from nlp_gate.cli_options import add_markers, add_options
 from nlp_gate.config import ConfigurationError
 from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin
-from nlp_gate.interrupt import stop_on_signals
+from nlp_gate.interrupt import stop_before_items, stop_on_signals
 from nlp_gate.outcome import Check
 from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS
 from nlp_gate.session import Options, Session
@@ -92,6 +92,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     validation.validate_collected(session)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's and xdist's loops
+def pytest_runtestloop(session: pytest.Session) -> None:
+    stop_before_items(session)
+
+
 @pytest.fixture(scope="session", name="nlp_session")
 def nlp_session_fixture(request: pytest.FixtureRequest) -> Session:
     """The run's core: profile, thresholds, loaded models, the item kinds."""
@@ -127,6 +132,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         xdist_handoff.send_remaining_records(session.config)
     else:
         run_end.finish(session, exitstatus)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run_end.finish_unstarted(config)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,

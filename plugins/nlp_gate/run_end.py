@@ -2,7 +2,10 @@
 reports from every process's records, the run's exit status, the terminal summary.
 
 A run with no gated item (the project's own tests) leaves ``reports/`` untouched: the last
-gate run's reports stay the ones a reader finds.
+gate run's reports stay the ones a reader finds.  A gate run writes its own for every exit,
+an interrupted start (no item collected) included, so the last run's never stand in for them;
+one stopped before pytest's session began, where pytest skips ``pytest_sessionfinish``,
+writes them as pytest unconfigures (``finish_unstarted``).
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from nlp_gate.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.report import RunEnd, write_run as write_reports
 from nlp_gate.selection import expects_gated_items
-from nlp_gate.stash import nlp_session
+from nlp_gate.stash import SESSION_KEY, nlp_session
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
 
@@ -27,8 +31,7 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
     # A usage error found while collecting (a bad native test name, no item to gate): the
     # run was refused, and pytest prints the message after this hook.
     refused = exitstatus == pytest.ExitCode.USAGE_ERROR
-    if not (run.results.sections or any(run.selected.values())
-            or ((refused or session.testscollected) and expects_gated_items(config))):
+    if not (run.results.sections or any(run.selected.values()) or expects_gated_items(config)):
         return  # no gated item in this run (e.g. the project's own tests): reports/ untouched
     end = write_run(config, int(exitstatus), refused=(
         "a usage error (exit 4) stopped the run before any item ran; see its ERROR message"
@@ -38,6 +41,20 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
         # failed for them: the run does (pytest returns session.exitstatus after this hook).
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def finish_unstarted(config: pytest.Config) -> None:
+    """A gate run stopped by a signal before its session began (pytest then skips
+    ``pytest_sessionfinish``: e.g. Ctrl-C pressed twice while the models are checked) still
+    writes its results.json and reports, as interrupted with no item run, and says so."""
+    if (hasattr(config, "workerinput") or RUN_END_KEY in config.stash
+            or STOP_SIGNAL_KEY not in config.stash or config.option.collectonly
+            or SESSION_KEY not in config.stash or not expects_gated_items(config)):
+        return
+    end = write_run(config, pytest.ExitCode.INTERRUPTED)
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    for line in end.lines(pytest.ExitCode.INTERRUPTED) if terminal is not None else []:
+        terminal.write_line(line)
 
 
 def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None) -> RunEnd:

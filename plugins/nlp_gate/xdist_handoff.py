@@ -66,9 +66,12 @@ class XdistController:
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """Under xdist only the workers collect: one that selected no item where items to gate
-        were expected hands none (``selection.select``), and the run stops here."""
+        were expected hands none (``selection.select``), and the run stops here.  Unless a
+        stop signal cut the collection short (every process of the group got it): then the
+        run is interrupted, which the controller's loop says once it has this event."""
         session = self.config.stash.get(PYTEST_SESSION_KEY, None)
         if (not ids and expects_gated_items(self.config)
+                and STOP_SIGNAL_KEY not in self.config.stash
                 and not (session and session.testsfailed)):
             raise pytest.UsageError(no_gated_items_message(self.config, 0))
 

@@ -6,6 +6,7 @@ loses none, and its verdict line; no worker is reported as crashed, none replace
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -56,3 +57,53 @@ def test_a_second_signal_stops_at_once_still_as_an_interruption(tmp_path: Path,
 
     out = run.act_after(2, twice)
     _assert_interrupted(run, out)
+
+
+def _stale(tmp: Path) -> Path:
+    """A previous run's results.json where this run writes its own."""
+    results = tmp / "reports" / "results.json"
+    results.parent.mkdir(parents=True)
+    results.write_text(json.dumps({"previous run": True}))
+    return results
+
+
+def _assert_interrupted_before_any_item(run: SlowRun, out: str) -> None:
+    """Exit 2, this run's results.json (not the previous one) marked interrupted, with no
+    record, and a verdict line that says so; no usage error, no traceback."""
+    assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    results = run.json()
+    assert "previous run" not in results, "the previous run's results.json was left " \
+        "under this run's name:\n" + out[-3000:]
+    assert results["interrupted"] is True and results["records"] == [], out[-3000:]
+    assert results["no_results"] == "interrupted before any item finished", results
+    assert "no nlp-gate item" not in out and "Traceback" not in out, out[-3000:]
+    assert re.search(r"release gate \w+: .*run interrupted", out), out[-3000:]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_signal_while_collecting_interrupts_the_run(tmp_path: Path, workers: int) -> None:
+    """Ctrl-C while the test modules are collected (by the xdist workers, under -n): an
+    interrupted run, not one that "selected no item to gate" (a usage error, exit 4)."""
+    _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, collect_delay=1.0)
+    out = run.act_in_stage("collect", lambda: os.killpg(run.proc.pid, signal.SIGINT))
+    _assert_interrupted_before_any_item(run, out)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int,
+                                                 signals: int) -> None:
+    """Ctrl-C before any worker started (the session's start: its options and models are
+    checked): no item starts, and this run's results.json says it was interrupted; pressed
+    twice, the run stops at once, with the same results.json."""
+    _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, start_delay=3.0)
+
+    def press() -> None:
+        for _ in range(signals):
+            os.killpg(run.proc.pid, signal.SIGINT)
+            time.sleep(0.3)
+
+    out = run.act_in_stage("start", press)
+    _assert_interrupted_before_any_item(run, out)
