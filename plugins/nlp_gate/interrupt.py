@@ -16,25 +16,29 @@ crashed, and one whose collection it cut short selected nothing because it was s
 (``xdist_handoff.XdistController``).
 
 A signal before the first item (the run's start, its collection) ends the run before any
-item starts (``stop_before_items``): xdist's controller forgets a stop that came before its
+item starts (``stop_pending``, ``stop_before_items``): xdist's controller forgets a stop that came before its
 loop, and would start every item on workers that began after the signal.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
-from nlp_gate.stash import PYTEST_SESSION_KEY
+from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
 STOP_SIGNAL_KEY = pytest.StashKey[str]()
 
 
 def stop_on_signals(config: pytest.Config) -> None:
-    """Set the handlers in this process, restored at the end of the run.
+    """Set the handlers in this process, restored at the end of the run: as early as a
+    plugin can (before the conftests are imported, which may take seconds: torch), so that
+    a signal during start-up is a stop, not a traceback.
 
     Every process, xdist workers too: Ctrl-C and a CI time-out signal the whole process
     group, and a worker without a handler would die of it (SIGTERM) or abort its item
@@ -45,20 +49,48 @@ def stop_on_signals(config: pytest.Config) -> None:
 
     def stop(signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
-        session = config.stash.get(PYTEST_SESSION_KEY, None)
         config.stash[STOP_SIGNAL_KEY] = name
-        if session is None or stopping:
+        if stopping and SESSION_KEY not in config.stash:
+            # Pressed again while pytest still parses its options and imports the conftests:
+            # pytest would print a KeyboardInterrupt traceback there, and nothing of the run
+            # exists to write; end at once, saying so.
+            sys.stderr.write(f"nlp-gate: stopped by a second {name} during pytest's start-up, "
+                             f"before the run began: no results were written ({results_path(config)}"
+                             ", if present, is an earlier run's)\n")
+            raise SystemExit(pytest.ExitCode.INTERRUPTED)
+        if stopping:
             raise KeyboardInterrupt(f"signal {name}")
         stopping.append(name)
-        reason = f"{name}: stopping after the running items (send it again to stop now)"
-        session.shouldstop = reason  # checked by pytest (and xdist's workers) between items
-        dsession = config.pluginmanager.getplugin("dsession")
-        if dsession is not None:  # the xdist controller: its loop stops the workers
-            dsession.shouldstop = reason
+        session = config.stash.get(PYTEST_SESSION_KEY, None)
+        if session is not None:  # else the session stops as it starts (stop_pending)
+            _stop(config, session, name)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous = signal.signal(sig, stop)
         config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
+
+
+def results_path(config: pytest.Config) -> Path:
+    """Where this run would write results.json, from the options parsed so far."""
+    given = getattr(config.known_args_namespace, "nlp_results", None)
+    return Path(given) if given else config.rootpath / "reports" / "results.json"
+
+
+def _stop(config: pytest.Config, session: pytest.Session, name: str) -> None:
+    reason = f"{name}: stopping after the running items (send it again to stop now)"
+    session.shouldstop = reason  # checked by pytest (and xdist's workers) between items
+    dsession = config.pluginmanager.getplugin("dsession")
+    if dsession is not None:  # the xdist controller: its loop stops the workers
+        dsession.shouldstop = reason
+
+
+def stop_pending(session: pytest.Session) -> bool:
+    """At the session's start: whether a stop signal came before it (then the run collects
+    and runs nothing, and ends as interrupted)."""
+    name = session.config.stash.get(STOP_SIGNAL_KEY, None)
+    if name is not None:
+        _stop(session.config, session, name)
+    return name is not None
 
 
 def stop_before_items(session: pytest.Session) -> None:

@@ -31,7 +31,7 @@ from nlp_gate import (
 from nlp_gate.cli_options import add_markers, add_options
 from nlp_gate.config import ConfigurationError
 from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin
-from nlp_gate.interrupt import stop_before_items, stop_on_signals
+from nlp_gate.interrupt import stop_before_items, stop_on_signals, stop_pending
 from nlp_gate.outcome import Check
 from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS
 from nlp_gate.session import Options, Session
@@ -45,6 +45,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)  # before the conftests are imported
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    stop_on_signals(early_config)  # every process, xdist workers too (see interrupt.py)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # CheckList's viewer (imported with its Editor and test types) uses a deprecated IPython
     # import: noise in every run that builds native tests, nothing a user can act on.
@@ -54,7 +59,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = Session(Options.from_config(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
-    stop_on_signals(config)  # every process, xdist workers too (see interrupt.py)
     progress.install_for_pytest(config)  # long stages (cold predictions) show signs of life
 
 
@@ -68,7 +72,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[PYTEST_SESSION_KEY] = session  # for a stop signal (interrupt.py)
-    validation.validate_at_start(session)
+    if not stop_pending(session):  # stopped already: nothing to validate
+        validation.validate_at_start(session)
 
 
 @pytest.hookimpl(wrapper=True)

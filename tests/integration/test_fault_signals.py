@@ -92,18 +92,30 @@ def test_a_signal_while_collecting_interrupts_the_run(tmp_path: Path, workers: i
 
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("signals", [1, 2])
-def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int,
-                                                 signals: int) -> None:
-    """Ctrl-C before any worker started (the session's start: its options and models are
-    checked): no item starts, and this run's results.json says it was interrupted; pressed
-    twice, the run stops at once, with the same results.json."""
-    _stale(tmp_path)
-    run = SlowRun(tmp_path, workers, start_delay=3.0)
+@pytest.mark.parametrize("stage", ["conftest", "start"])
+def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int, signals: int,
+                                                 stage: str) -> None:
+    """Ctrl-C before any worker started: while the conftests are imported (a conftest that
+    imports torch takes seconds), or while the session starts (its options and models are
+    checked).  No item starts, and this run's results.json says it was interrupted; pressed
+    twice, the run stops at once, with the same results.json.  Pressed twice while the
+    conftests are imported, before pytest's session exists, there is no run to write: it
+    stops at once with exit 2 and one line that says the results.json there is not this
+    run's (not pytest's KeyboardInterrupt traceback)."""
+    stale = _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, **{f"{stage}_delay": 3.0})
 
     def press() -> None:
         for _ in range(signals):
             os.killpg(run.proc.pid, signal.SIGINT)
             time.sleep(0.3)
 
-    out = run.act_in_stage("start", press)
+    out = run.act_in_stage(stage, press)
+    if (stage, signals) == ("conftest", 2):
+        assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+        assert "Traceback" not in out and json.loads(stale.read_text()) == {"previous run": True}
+        assert out.strip().splitlines()[-1] == (
+            "nlp-gate: stopped by a second SIGINT during pytest's start-up, before the run "
+            f"began: no results were written ({stale}, if present, is an earlier run's)"), out
+        return
     _assert_interrupted_before_any_item(run, out)
