@@ -92,8 +92,10 @@ class ResultStore:
         return any(p == position for p, _ in self.sections.get(section, []))
 
     def body(self, run: dict[str, Any], interrupted: bool = False,
-             exitstatus: int | None = None, refused: str | None = None) -> dict[str, Any]:
-        """What results.json holds (``refused``: the start-up message of a refused run)."""
+             exitstatus: int | None = None, refused: str | None = None,
+             collection_errors: int = 0) -> dict[str, Any]:
+        """What results.json holds (``refused``: the start-up message of a refused run;
+        ``collection_errors``: test modules that could not be collected, which stopped it)."""
         checklist = self.records()
         ran = sum(len(rows) for section, rows in self.sections.items() if section not in UNGATED)
         errors, lost = self.sections.get("errors", []), self.sections.get("lost", [])
@@ -107,7 +109,7 @@ class ResultStore:
             "refused": refused,
             "ran": ran,  # gated records of every kind
             "no_results": None if ran else no_results_reason(
-                refused, interrupted, len(errors), len(lost)),
+                refused, interrupted, len(errors), len(lost), collection_errors),
             "summary": {
                 "checklist_items": len(checklist),
                 "passed": sum(bool(r["passed"]) for r in checklist),
@@ -128,10 +130,14 @@ class ResultStore:
         return body
 
 
-def no_results_reason(refused: str | None, interrupted: bool, errored: int, lost: int) -> str:
+def no_results_reason(refused: str | None, interrupted: bool, errored: int, lost: int,
+                      collection_errors: int = 0) -> str:
     """Why a run has no gated record, for results.json and the reports."""
     if refused is not None:
         return f"refused at start-up: {refused.splitlines()[0]}"
+    if collection_errors:
+        return (f"{collection_errors} error(s) during collection (see pytest's ERRORs): "
+                "no item ran")
     if errored or lost:
         return (f"every selected item errored ({errored} in results.json errors, {lost} lost "
                 "with a crashed worker)")

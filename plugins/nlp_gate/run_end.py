@@ -33,9 +33,13 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
     refused = exitstatus == pytest.ExitCode.USAGE_ERROR
     if not (run.results.sections or any(run.selected.values()) or expects_gated_items(config)):
         return  # no gated item in this run (e.g. the project's own tests): reports/ untouched
+    # pytest ends a run whose test modules fail to import as "Interrupted" (exit 2) too; no
+    # signal stopped it, so results.json says what did.
+    collection_errors = (session.testsfailed if exitstatus == pytest.ExitCode.INTERRUPTED
+                         and STOP_SIGNAL_KEY not in config.stash else 0)
     end = write_run(config, int(exitstatus), refused=(
         "a usage error (exit 4) stopped the run before any item ran; see its ERROR message"
-        if refused else None))
+        if refused else None), collection_errors=collection_errors)
     gate = end.verdict()
     if (gate.problems or gate.errored) and session.exitstatus == pytest.ExitCode.OK:
         # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
@@ -57,13 +61,15 @@ def finish_unstarted(config: pytest.Config) -> None:
         terminal.write_line(line)
 
 
-def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None) -> RunEnd:
+def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None,
+              collection_errors: int = 0) -> RunEnd:
     """results.json and the reports of this run, from the controller's records; whatever
     cannot be written is one message for the terminal summary (``RUN_END_KEY``)."""
     run = nlp_session(config)
-    results = run.results.body(run.run_metadata(),
-                               interrupted=exitstatus == pytest.ExitCode.INTERRUPTED,
-                               exitstatus=exitstatus, refused=refused)
+    results = run.results.body(
+        run.run_metadata(),
+        interrupted=exitstatus == pytest.ExitCode.INTERRUPTED and not collection_errors,
+        exitstatus=exitstatus, refused=refused, collection_errors=collection_errors)
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
     end = write_reports(run.options.results, results,
                         alluredir=Path(alluredir) if alluredir else None, exitstatus=exitstatus,

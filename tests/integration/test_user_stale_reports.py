@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.function_repo import PLAIN_WORDS_TEST, function_repo, run_repo
 from fixtures.gate_run import RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 
@@ -87,3 +88,27 @@ def test_the_header_names_the_gates_that_applied(run_gate: RunGate, tmp_path: Pa
     assert run.result.ret == pytest.ExitCode.OK, out[-3000:]
     assert f"gates={gates} (profile 'cli')" in out
     assert run.json["run"]["gates"] == f"{gates} (profile 'cli')"
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_run_whose_test_modules_fail_to_import_writes_its_own_results(
+        tmp_path: Path, workers: str) -> None:
+    """A user's behavioral test module that no longer imports (pytest's collection error):
+    the run ends without a verdict of any item, and results.json is this run's, with no
+    record, not "interrupted" (no signal stopped it) and, without xdist, saying why; before,
+    the previous good run's results.json stayed under this run's name."""
+    repo = function_repo(tmp_path)
+    good = run_repo(repo, "--nlp-model", "sentiment=mymod:predict", "-n", workers)
+    assert good.json["records"], good.out[-3000:]
+    (repo / "tests_behavioral" / "test_words.py").write_text(
+        "import a_module_that_is_gone\n" + PLAIN_WORDS_TEST)
+    broken = run_repo(repo, "--nlp-model", "sentiment=mymod:predict", "-n", workers)
+    assert broken.process.returncode in (pytest.ExitCode.TESTS_FAILED,
+                                         pytest.ExitCode.INTERRUPTED), broken.out[-3000:]
+    body = broken.json
+    assert body["records"] == [] and body["ran"] == 0 and body["interrupted"] is False, body
+    assert body["exitstatus"] == broken.process.returncode
+    if workers == "0":  # xdist reports it as an error of the run (exit 1), with no count
+        assert body["no_results"] == ("1 error(s) during collection (see pytest's ERRORs): "
+                                      "no item ran"), body["no_results"]
+    assert "release gate FAILED: no results in this run" in broken.out, broken.out[-3000:]
