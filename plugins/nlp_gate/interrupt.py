@@ -16,8 +16,8 @@ crashed, and one whose collection it cut short selected nothing because it was s
 (``xdist_handoff.XdistController``).
 
 A signal before the first item (the run's start, its collection) ends the run before any
-item starts (``stop_pending``, ``stop_before_items``): xdist's controller forgets a stop that came before its
-loop, and would start every item on workers that began after the signal.
+item starts (``stop_pending``, ``stop_before_items``): xdist's controller forgets a stop that
+came before its loop, and would start every item on workers that began after the signal.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
+from nlp_gate.options import results_file
 from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
@@ -53,10 +53,12 @@ def stop_on_signals(config: pytest.Config) -> None:
         if stopping and SESSION_KEY not in config.stash:
             # Pressed again while pytest still parses its options and imports the conftests:
             # pytest would print a KeyboardInterrupt traceback there, and nothing of the run
-            # exists to write; end at once, saying so.
+            # exists to write; end at once, saying so (only the options parsed so far).
+            given = getattr(config.known_args_namespace, "nlp_results", None)
             sys.stderr.write(f"nlp-gate: stopped by a second {name} during pytest's start-up, "
-                             f"before the run began: no results were written ({results_path(config)}"
-                             ", if present, is an earlier run's)\n")
+                             "before the run began: no results were written "
+                             f"({results_file(given, config.rootpath)}, if present, is an "
+                             "earlier run's)\n")
             raise SystemExit(pytest.ExitCode.INTERRUPTED)
         if stopping:
             raise KeyboardInterrupt(f"signal {name}")
@@ -68,12 +70,6 @@ def stop_on_signals(config: pytest.Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous = signal.signal(sig, stop)
         config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
-
-
-def results_path(config: pytest.Config) -> Path:
-    """Where this run would write results.json, from the options parsed so far."""
-    given = getattr(config.known_args_namespace, "nlp_results", None)
-    return Path(given) if given else config.rootpath / "reports" / "results.json"
 
 
 def _stop(config: pytest.Config, session: pytest.Session, name: str) -> None:

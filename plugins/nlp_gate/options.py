@@ -61,7 +61,7 @@ class Options:
                              batch_size=opt.nlp_batch_size, cache=cache_file,
                              cache_max_mb=opt.nlp_cache_max_mb, backend=opt.nlp_backend,
                              export_dir=cache / "onnx"),
-            results=opt.nlp_results or root / "reports" / "results.json",
+            results=results_file(opt.nlp_results, root),
             cache_dir=cache,
             zoo_dir=zoo_dir(root),
             data_dir=opt.nlp_data_dir,
@@ -70,6 +70,12 @@ class Options:
             shard=opt.nlp_shard,
             cli_models=tuple(opt.nlp_model),
         )
+
+
+def results_file(given: Path | None, rootdir: Path) -> Path:
+    """``--nlp-results``, or its default beside the rootdir (also where a run stopped before
+    its options were all parsed says its results.json would have been: ``interrupt``)."""
+    return Path(given) if given else rootdir / "reports" / "results.json"
 
 
 def owns_whole_models(config: pytest.Config) -> bool:
