@@ -36,7 +36,7 @@ from transformers import (
 
 from nlp_gate.progress import Stage
 from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.train import Encoded, collate, encode, seed_everything
+from nlp_gate.zoo.train import FOREACH, Encoded, collate, encode, seed_everything
 
 
 def matching_pairs(pairs: Sequence[tuple[str, str]], seed: int) -> list[Example]:
@@ -53,18 +53,14 @@ def matching_pairs(pairs: Sequence[tuple[str, str]], seed: int) -> list[Example]
 def match_labels(batch: dict[str, torch.Tensor], special_ids: set[int]) -> torch.Tensor:
     """1 where a token's id also occurs in the other segment, 0 where not,
     -100 (ignored) on special and padding tokens."""
-    ids, segments, mask = batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]
-    labels = torch.full_like(ids, -100)
-    for r in range(ids.shape[0]):
-        length = int(mask[r].sum())
-        row, seg = ids[r, :length].tolist(), segments[r, :length].tolist()
-        present = [
-            {t for t, s in zip(row, seg) if s == k and t not in special_ids} for k in (0, 1)
-        ]
-        for j, (token, s) in enumerate(zip(row, seg)):
-            if token not in special_ids:
-                labels[r, j] = int(token in present[1 - s])
-    return labels
+    ids, segments = batch["input_ids"], batch["token_type_ids"]
+    # Whole-batch comparisons rather than a loop over tokens: the labels are the same
+    # integers, and the loop was 15 % of a base's pre-training time.
+    scored = batch["attention_mask"].bool() & ~torch.isin(ids, torch.tensor(sorted(special_ids)))
+    same_id = ids[:, :, None] == ids[:, None, :]
+    other_segment = segments[:, :, None] != segments[:, None, :]
+    matched = (same_id & other_segment & scored[:, None, :]).any(dim=-1)
+    return torch.where(scored, matched.long(), torch.full_like(ids, -100))
 
 
 def _aux_model(classifier: PreTrainedModel) -> PreTrainedModel:
@@ -126,7 +122,7 @@ def pretrain_encoder(
     rows: Encoded = encode(tokenizer, examples, max_length)
     pad_id = int(tokenizer.pad_token_id)
     special = set(tokenizer.all_special_ids)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.learning_rate)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.learning_rate, foreach=FOREACH)
     order_rng = torch.Generator().manual_seed(seed)
     order: list[int] = []
     recent: list[tuple[int, int]] = []  # (hits, scored) per step, last `window` steps

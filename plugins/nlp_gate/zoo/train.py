@@ -92,6 +92,11 @@ def build_model(family: str, recipe: Recipe, spec: DatasetSpec, tokenizer: PreTr
 
 Encoded = list[dict[str, list[int]]]
 
+# AdamW's multi-tensor update: on CPU the same element-wise kernels as the per-tensor loop
+# (every zoo weight bit-identical, checked against the cards' sha256), with less Python per
+# step.
+FOREACH = True
+
 
 def encode(tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example], max_length: int) -> Encoded:
     if examples and examples[0].is_pair:
@@ -109,16 +114,17 @@ def encode(tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example], max_
 def collate(rows: Encoded, pad_id: int) -> dict[str, torch.Tensor]:
     """Pad to the longest row of the batch (not to max_length): most texts
     are far shorter, and attention cost is quadratic in padded length."""
-    width = max(len(r["input_ids"]) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    types = torch.zeros((len(rows), width), dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        n = len(row["input_ids"])
-        ids[i, :n] = torch.tensor(row["input_ids"])
-        types[i, :n] = torch.tensor(row["token_type_ids"])
-        mask[i, :n] = 1
-    return {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+    lengths = [len(r["input_ids"]) for r in rows]
+    width = max(lengths)
+
+    def padded(values: list[list[int]], fill: int) -> torch.Tensor:
+        # One tensor from padded lists, not a tensor per row: the same values in a fraction
+        # of the Python time of the zoo's thousands of small batches.
+        return torch.tensor([v + [fill] * (width - len(v)) for v in values], dtype=torch.long)
+
+    return {"input_ids": padded([r["input_ids"] for r in rows], pad_id),
+            "token_type_ids": padded([r["token_type_ids"] for r in rows], 0),
+            "attention_mask": padded([[1] * n for n in lengths], 0)}
 
 
 def train_model(
@@ -145,6 +151,7 @@ def train_model(
     optimizer = torch.optim.AdamW(
         [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=recipe.learning_rate,
+        foreach=FOREACH,
     )
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
