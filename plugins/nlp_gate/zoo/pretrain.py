@@ -36,7 +36,7 @@ from transformers import (
 
 from nlp_gate.progress import Stage
 from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.train import FOREACH, Encoded, collate, encode, seed_everything
+from nlp_gate.zoo.train import Encoded, adamw, collate, encode, seed_everything
 
 
 def matching_pairs(pairs: Sequence[tuple[str, str]], seed: int) -> list[Example]:
@@ -122,7 +122,7 @@ def pretrain_encoder(
     rows: Encoded = encode(tokenizer, examples, max_length)
     pad_id = int(tokenizer.pad_token_id)
     special = set(tokenizer.all_special_ids)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.learning_rate, foreach=FOREACH)
+    optimizer = adamw(model.parameters(), lr=schedule.learning_rate)
     order_rng = torch.Generator().manual_seed(seed)
     order: list[int] = []
     recent: list[tuple[int, int]] = []  # (hits, scored) per step, last `window` steps

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -92,10 +92,12 @@ def build_model(family: str, recipe: Recipe, spec: DatasetSpec, tokenizer: PreTr
 
 Encoded = list[dict[str, list[int]]]
 
-# AdamW's multi-tensor update: on CPU the same element-wise kernels as the per-tensor loop
-# (every zoo weight bit-identical, checked against the cards' sha256), with less Python per
-# step.
-FOREACH = True
+
+def adamw(params: Any, **options: Any) -> torch.optim.AdamW:
+    """AdamW as everything the project trains uses it, with its multi-tensor update: on CPU
+    the same element-wise kernels as the per-tensor loop (every zoo weight bit-identical,
+    checked against the cards' sha256), with less Python per step."""
+    return torch.optim.AdamW(params, foreach=True, **options)
 
 
 def encode(tokenizer: PreTrainedTokenizerBase, examples: Sequence[Example], max_length: int) -> Encoded:
@@ -148,10 +150,9 @@ def train_model(
     # No weight decay on biases/LayerNorm, as in the reference BERT recipe.
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.ndim < 2]
-    optimizer = torch.optim.AdamW(
+    optimizer = adamw(
         [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=recipe.learning_rate,
-        foreach=FOREACH,
     )
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))

@@ -49,8 +49,8 @@ class MaskedLMRecipe:
     # Measured on one core, the head on the chosen tokens only (``_masked_loss``): 64 wide,
     # 2,000 steps: 151 s, held-out masked-token accuracy 0.278 (perplexity 53); the 128 wide,
     # 1,000 steps of 0.3.5: 156 s, 0.221 (perplexity 99) -- 0.210 (97) in 1.8 times that
-    # with the full head.  Narrower and longer learns more in the same time, and proposes candidates
-    # to the attacks at half the cost per call.
+    # with the full head.  Narrower and longer learns more in the same time, and proposes
+    # candidates to the attacks at half the cost per call.
     hidden_size: int = 64
     num_layers: int = 2
     num_heads: int = 2
@@ -136,7 +136,7 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
 
     import torch
     from nlp_gate.zoo.pipeline import base_tokenizer, corpus, load_tokenizer
-    from nlp_gate.zoo.train import FOREACH, deterministic_torch, seed_everything, update
+    from nlp_gate.zoo.train import adamw, deterministic_torch, seed_everything, update
     from transformers import (
         BertConfig,
         BertForMaskedLM,
@@ -161,8 +161,7 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
         collator = DataCollatorForLanguageModeling(tokenizer,
                                                    mlm_probability=recipe.mask_probability,
                                                    return_tensors="pt")
-        optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate,
-                                      weight_decay=0.01, foreach=FOREACH)
+        optimizer = adamw(model.parameters(), lr=recipe.learning_rate, weight_decay=0.01)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(
             (step + 1) / recipe.warmup_steps,
             max(0.0, (recipe.steps - step) / (recipe.steps - recipe.warmup_steps))))
