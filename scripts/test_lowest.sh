@@ -19,6 +19,8 @@ if [ "$(cat "$VENV/.nlp-gate-lowest" 2>/dev/null)" != "$stamp" ]; then
   echo "$bounds" > "$VENV/lowest-constraints.txt"
   echo "test_lowest: installing the lower bounds into $VENV:"
   sed 's/^/  /' "$VENV/lowest-constraints.txt"
+  # The lock's pip (as scripts/setup.sh): the resolver that chooses here is the same each run.
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q -c constraints.txt pip
   "$VENV/bin/pip" install --disable-pip-version-check -q \
     -c "$VENV/lowest-constraints.txt" -e "$spec"
   echo "$stamp" > "$VENV/.nlp-gate-lowest"
