@@ -15,7 +15,7 @@ anyway (the second signal, or one that came before its handler was set) was stop
 crashed, and one whose collection it cut short selected nothing because it was stopped
 (``xdist_handoff.XdistController``).
 
-A signal before the first item (the run's start, its collection) ends the run before any
+A signal before the first item (the run's start, its workers' boot, its collection) ends the run before any
 item starts (``stop_pending``, ``stop_before_items``): xdist's controller forgets a stop that
 came before its loop, and would start every item on workers that began after the signal.
 """
@@ -33,6 +33,10 @@ from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
 STOP_SIGNAL_KEY = pytest.StashKey[str]()
+# Set once no item is left to run (the items' loop ended, or the start failed on a signal):
+# what is left is writing this run's results, which a signal must not cut short (a
+# results.json half written, or a previous run's left under this run's name).
+ENDING_KEY = pytest.StashKey[bool]()
 
 
 def stop_on_signals(config: pytest.Config) -> None:
@@ -49,6 +53,12 @@ def stop_on_signals(config: pytest.Config) -> None:
 
     def stop(signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
+        if config.stash.get(ENDING_KEY, False):
+            if name not in stopping:  # said once: users press Ctrl-C repeatedly
+                stopping.append(name)
+                sys.stderr.write(f"nlp-gate: {name} while this run's results are written: "
+                                 "finishing them first (seconds)\n")
+            return
         config.stash[STOP_SIGNAL_KEY] = name
         if stopping and SESSION_KEY not in config.stash:
             # Pressed again while pytest still parses its options and imports the conftests:
@@ -89,6 +99,11 @@ def stop_pending(session: pytest.Session) -> bool:
     return name is not None
 
 
+def run_is_ending(config: pytest.Config) -> None:
+    """From here on a stop signal is said, not acted on (``ENDING_KEY``)."""
+    config.stash[ENDING_KEY] = True
+
+
 def stop_before_items(session: pytest.Session) -> None:
     """Before the items' loop: a stop signal already received ends the run as interrupted,
     with no item started (pytest's own loop would run one item first, xdist's none of the
@@ -96,3 +111,16 @@ def stop_before_items(session: pytest.Session) -> None:
     stop = session.config.stash.get(STOP_SIGNAL_KEY, None)
     if stop is not None:
         raise session.Interrupted(f"{stop}: stopped before any item started")
+
+
+def stopped_while_starting(session: pytest.Session) -> None:
+    """The session's start failed: when a stop signal had come, that is its doing, and the
+    run ends as interrupted (exit 2, its results.json and verdict line) instead of with
+    pytest's INTERNALERROR traceback (exit 3).  The signal reaches xdist's workers too, and
+    one still booting dies of it, before its handler is set: execnet's start of it then fails
+    (EOFError) inside xdist's ``pytest_sessionstart``."""
+    name = session.config.stash.get(STOP_SIGNAL_KEY, None)
+    if name is not None:
+        run_is_ending(session.config)
+        pytest.exit(f"{name}: stopped while the run started its workers",
+                    returncode=pytest.ExitCode.INTERRUPTED)

@@ -31,7 +31,13 @@ from nlp_gate import (
 from nlp_gate.cli_options import add_markers, add_options
 from nlp_gate.config import ConfigurationError
 from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin
-from nlp_gate.interrupt import stop_before_items, stop_on_signals, stop_pending
+from nlp_gate.interrupt import (
+    run_is_ending,
+    stop_before_items,
+    stop_on_signals,
+    stop_pending,
+    stopped_while_starting,
+)
 from nlp_gate.outcome import Check
 from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS
 from nlp_gate.session import Options, Session
@@ -69,11 +75,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"nlp-gate: configuration error: {exc}"]
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
-def pytest_sessionstart(session: pytest.Session) -> None:
+@pytest.hookimpl(wrapper=True)  # around xdist's, which starts the workers
+def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     session.config.stash[PYTEST_SESSION_KEY] = session  # for a stop signal (interrupt.py)
     if not stop_pending(session):  # stopped already: nothing to validate
         validation.validate_at_start(session)
+    try:
+        return (yield)
+    except Exception:
+        stopped_while_starting(session)  # a worker the signal killed as it booted
+        raise
 
 
 @pytest.hookimpl(wrapper=True)
@@ -97,9 +108,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     validation.validate_collected(session)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest's and xdist's loops
-def pytest_runtestloop(session: pytest.Session) -> None:
+@pytest.hookimpl(wrapper=True)  # around pytest's and xdist's loops
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
     stop_before_items(session)
+    try:
+        return (yield)
+    finally:
+        run_is_ending(session.config)  # a signal from here on must not cut the results short
 
 
 @pytest.fixture(scope="session", name="nlp_session")

@@ -67,10 +67,12 @@ def _stale(tmp: Path) -> Path:
     return results
 
 
-def _assert_interrupted_before_any_item(run: SlowRun, out: str) -> None:
-    """Exit 2, this run's results.json (not the previous one) marked interrupted, with no
-    record, and a verdict line that says so; no usage error, no traceback."""
-    assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+def _assert_interrupted_before_any_item(run: SlowRun, out: str,
+                                        exits: tuple[int, ...] = (2,)) -> None:
+    """Exit 2 (or one of ``exits``), this run's results.json (not the previous one) marked
+    interrupted, with no record, and a verdict line that says so; no usage error, no
+    traceback."""
+    assert run.proc.returncode in exits, out[-3000:]
     results = run.json()
     assert "previous run" not in results, "the previous run's results.json was left " \
         "under this run's name:\n" + out[-3000:]
@@ -119,3 +121,49 @@ def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int, s
             f"began: no results were written ({stale}, if present, is an earlier run's)"), out
         return
     _assert_interrupted_before_any_item(run, out)
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_signal_while_xdist_starts_its_workers_interrupts_the_run(tmp_path: Path,
+                                                                     signals: int) -> None:
+    """Ctrl-C while xdist brings up its workers (about a second into a run): a worker still
+    booting dies of it, and xdist's start of the session fails with execnet's EOFError.
+    That is the signal's doing: an interrupted run (exit 2, this run's results.json and
+    verdict line), not pytest's INTERNALERROR traceback (exit 3).  Pressed twice, the
+    second press is only said while the results are written; one that comes after they
+    are, while the process exits, ends it as any program Ctrl-C stops (killed by SIGINT,
+    130 in a shell) -- its results.json and verdict line are this run's either way."""
+    _stale(tmp_path)
+    run = SlowRun(tmp_path, 2, boot_delay=3.0)
+
+    def press() -> None:
+        for _ in range(signals):
+            os.killpg(run.proc.pid, signal.SIGINT)
+            time.sleep(0.3)
+
+    out = run.act_in_stage("boot", press)
+    assert "INTERNALERROR" not in out, out[-3000:]
+    _assert_interrupted_before_any_item(run, out, (2, -signal.SIGINT) if signals == 2 else (2,))
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_signal_while_the_results_are_written_is_said_not_acted_on(tmp_path: Path,
+                                                                     workers: int) -> None:
+    """Ctrl-C, twice, once every item has run and the run writes its results: cutting that
+    short would leave no results.json, or a previous run's, under this run's name.  The run
+    finishes writing them, says it does, and ends with the verdict of the items it ran."""
+    _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, delay=0.0, finish_delay=2.0)
+
+    def press() -> None:
+        for _ in range(2):
+            os.killpg(run.proc.pid, signal.SIGINT)
+            time.sleep(0.3)
+
+    out = run.act_in_stage("finish", press)
+    assert run.proc.returncode == pytest.ExitCode.OK, out[-3000:]
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-3000:]
+    assert "SIGINT while this run's results are written: finishing them first" in out, out
+    results = run.json()
+    assert results["interrupted"] is False and len(results["records"]) == 20, out[-3000:]
+    assert "release gate PASSED: 0 of 20 CheckList items over their gate" in out, out[-3000:]
