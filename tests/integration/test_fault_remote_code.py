@@ -52,7 +52,11 @@ def test_a_checkpoint_asking_for_its_own_code_is_refused_at_start_up(
     shutil.copytree(zoo / "sst2" / "bert", model)
     _edit(model / file, change)
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pyargs",
+        # --rootdir: with --pyargs and no ini file pytest roots the run at the common ancestor
+        # of the cwd and the installed package (/tmp for a clone there), where the refused
+        # run's reports would go.
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+         "--pyargs",
          "nlp_gate.released", "-m", "fairness", "--nlp-sample", "2",
          "--nlp-suite-dir", str(SHARED_SUITES), "--nlp-model",
          f"sentiment[negative,positive]={model}"],
@@ -62,3 +66,5 @@ def test_a_checkpoint_asking_for_its_own_code_is_refused_at_start_up(
     assert message in run.stderr
     assert "models.yaml" not in run.stderr  # no models file was given
     assert "Traceback" not in run.stdout + run.stderr and "failed" not in run.stdout
+    refused = json.loads((tmp_path / "reports" / "results.json").read_text())["refused"]
+    assert message in refused  # the refused run's own results.json, in its rootdir
