@@ -37,7 +37,10 @@ def test_the_pickle_refusal_gives_no_advice_to_load_it_anyway(tmp_path: Path, zo
                     str(model / "pytorch_model.bin"), str(marker)], check=True)
     (model / "model.safetensors").unlink()
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pyargs",
+        # --rootdir: else pytest roots a --pyargs run with no ini file at the common ancestor
+        # of the cwd and the installed package (/tmp for a clone there), and reports go there.
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+         "--pyargs",
          "nlp_gate.released", "-m", "fairness", "--nlp-sample", "2", "--nlp-prediction-cache",
          "off", "--nlp-suite-dir", str(SHARED_SUITES), "--nlp-model",
          f"sentiment[negative,positive]={model}"],
