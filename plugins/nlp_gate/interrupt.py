@@ -15,9 +15,11 @@ anyway (the second signal, or one that came before its handler was set) was stop
 crashed, and one whose collection it cut short selected nothing because it was stopped
 (``xdist_handoff.XdistController``).
 
-A signal before the first item (the run's start, its workers' boot, its collection) ends the run before any
-item starts (``stop_pending``, ``stop_before_items``): xdist's controller forgets a stop that
-came before its loop, and would start every item on workers that began after the signal.
+A signal before the first item (the run's start, its workers' boot, its collection) ends the
+run before any item starts (``stop_pending``, ``stop_before_items``, ``stopped_while_starting``):
+xdist's controller forgets a stop that came before its loop, and would start every item on
+workers that began after the signal.  Once the items' loop has ended, a signal is said, not
+acted on (``run_is_ending``): the run's results are being written.
 """
 
 from __future__ import annotations
@@ -50,12 +52,13 @@ def stop_on_signals(config: pytest.Config) -> None:
     if threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread
     stopping: list[str] = []
+    said_ending: set[str] = set()  # signals said while the results are written
 
     def stop(signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
         if config.stash.get(ENDING_KEY, False):
-            if name not in stopping:  # said once: users press Ctrl-C repeatedly
-                stopping.append(name)
+            if name not in said_ending:  # said once: users press Ctrl-C repeatedly
+                said_ending.add(name)
                 sys.stderr.write(f"nlp-gate: {name} while this run's results are written: "
                                  "finishing them first (seconds)\n")
             return
