@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -167,3 +168,32 @@ def test_a_signal_while_the_results_are_written_is_said_not_acted_on(tmp_path: P
     results = run.json()
     assert results["interrupted"] is False and len(results["records"]) == 20, out[-3000:]
     assert "release gate PASSED: 0 of 20 CheckList items over their gate" in out, out[-3000:]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_signal_during_the_items_then_while_the_results_are_written(tmp_path: Path,
+                                                                       workers: int) -> None:
+    """Ctrl-C during the items stops the run after its running items; pressed again while
+    the results of the items that ran are written, it is said and not acted on: the run
+    ends interrupted, with those records, not cut short in the writing (a second signal
+    before the writing would stop at once)."""
+    _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, finish_delay=2.0)
+
+    def again_while_writing() -> None:
+        deadline = time.monotonic() + 120
+        while not (run.running.is_file()
+                   and run.running.read_text().split(" ", 1)[-1].startswith("finish")):
+            if run.proc.poll() is not None or time.monotonic() > deadline:
+                return  # the assertions below say what went wrong
+            time.sleep(0.05)
+        os.killpg(run.proc.pid, signal.SIGINT)
+
+    def press() -> None:
+        os.killpg(run.proc.pid, signal.SIGINT)
+        threading.Thread(target=again_while_writing, daemon=True).start()
+
+    out = run.act_after(3, press)
+    _assert_interrupted(run, out)
+    assert "SIGINT while this run's results are written: finishing them first" in out, out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-3000:]
