@@ -30,6 +30,7 @@ import threading
 
 import pytest
 
+from nlp_gate import early_signals
 from nlp_gate.options import results_file
 from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY
 
@@ -43,8 +44,9 @@ ENDING_KEY = pytest.StashKey[bool]()
 
 def stop_on_signals(config: pytest.Config) -> None:
     """Set the handlers in this process, restored at the end of the run: as early as a
-    plugin can (before the conftests are imported, which may take seconds: torch), so that
-    a signal during start-up is a stop, not a traceback.
+    plugin's hook can (before the conftests are imported, which may take seconds: torch), so
+    that a signal during start-up is a stop, not a traceback; one that came while pytest
+    imported the plugin counts as received here (``early_signals``).
 
     Every process, xdist workers too: Ctrl-C and a CI time-out signal the whole process
     group, and a worker without a handler would die of it (SIGTERM) or abort its item
@@ -81,8 +83,12 @@ def stop_on_signals(config: pytest.Config) -> None:
             _stop(config, session, name)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.signal(sig, stop)
+        previous = early_signals.take_over(sig, stop)
         config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
+    early = early_signals.received()  # while pytest imported the plugin (early_signals.py)
+    if early is not None:
+        config.stash[STOP_SIGNAL_KEY] = early
+        stopping.append(early)  # the next one stops at once, as after any first signal
 
 
 def _stop(config: pytest.Config, session: pytest.Session, name: str) -> None:

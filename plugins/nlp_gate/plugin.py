@@ -4,8 +4,10 @@ off to the module that owns the work.
 The run's state lives in ``Session`` (``config.stash``, ``stash.py``), each kind of item behind
 the ``ItemKind`` interface (``nlp_gate.kinds``).  ``selection`` knows which runs are behavioral
 and which items they keep, ``validation`` refuses a bad configuration before any item runs,
-``outcome`` is the one place a verdict passes, skips or fails an item, ``xdist_handoff`` carries
-records from the workers, ``xdist_groups`` keeps each model's items on one worker, ``interrupt`` handles stop signals, ``run_end`` writes the reports.
+``outcome`` is the one place a verdict passes, skips or fails an item, ``xdist_handoff``
+carries records from the workers, ``xdist_groups`` keeps each model's items on one worker,
+``interrupt`` handles stop signals (``early_signals`` those that come while this module is
+imported), ``run_end`` writes the reports.
 
 Every hook is defined here, so that pytest finds them all at the entry point; the xdist
 controller's hooks are a plugin object of their own (``xdist_handoff.XdistController``),
@@ -19,7 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate import (
+from nlp_gate import early_signals
+
+# First, before the imports below take their time: a Ctrl-C during them is then a stopped run,
+# not a traceback out of pytest's plugin loading (early_signals.py).
+early_signals.catch()
+
+from nlp_gate import (  # noqa: E402
     outcome,
     progress,
     run_end,
@@ -28,20 +36,20 @@ from nlp_gate import (
     xdist_groups,
     xdist_handoff,
 )
-from nlp_gate.cli_options import add_markers, add_options
-from nlp_gate.config import ConfigurationError
-from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin
-from nlp_gate.interrupt import (
+from nlp_gate.cli_options import add_markers, add_options  # noqa: E402
+from nlp_gate.config import ConfigurationError  # noqa: E402
+from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402
+from nlp_gate.interrupt import (  # noqa: E402
     run_is_ending,
     stop_before_items,
     stop_on_signals,
     stop_pending,
     stopped_while_starting,
 )
-from nlp_gate.outcome import Check
-from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS
-from nlp_gate.session import Options, Session
-from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session
+from nlp_gate.outcome import Check  # noqa: E402
+from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402
+from nlp_gate.session import Options, Session  # noqa: E402
+from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
 
 # What test modules and tools import.
 __all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]

@@ -197,3 +197,32 @@ def test_a_signal_during_the_items_then_while_the_results_are_written(tmp_path: 
     _assert_interrupted(run, out)
     assert "SIGINT while this run's results are written: finishing them first" in out, out
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-3000:]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_signal_while_pytest_imports_the_plugin_interrupts_the_run(
+        tmp_path: Path, workers: int, signals: int) -> None:
+    """Ctrl-C in a run's first second, while pytest imports the nlp-gate plugin (before any
+    of its hooks can run): an interrupted run with this run's results.json, not Python's
+    KeyboardInterrupt traceback out of pytest's plugin loading with the previous run's
+    results.json left in place.  Pressed twice there, it stops at once with exit 2 and one
+    line that says no results were written."""
+    stale = _stale(tmp_path)
+    run = SlowRun(tmp_path, workers, import_delay=2.0)
+
+    def press() -> None:
+        for _ in range(signals):
+            os.killpg(run.proc.pid, signal.SIGINT)
+            time.sleep(0.3)
+
+    out = run.act_in_stage("import", press)
+    if signals == 2:
+        assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+        assert "Traceback" not in out and json.loads(stale.read_text()) == {"previous run": True}
+        assert out.strip().splitlines()[-1] == (
+            "nlp-gate: stopped by a second SIGINT while pytest loaded its plugins, before the "
+            "run began: no results were written (a results.json there, if any, is an earlier "
+            "run's)"), out
+        return
+    _assert_interrupted_before_any_item(run, out)
