@@ -14,7 +14,6 @@ import pytest
 import safetensors.torch  # noqa: F401
 import scipy.stats  # noqa: F401
 import torch  # noqa: F401
-
 from hypothesis import settings
 
 from fixtures.gate_run import REPO, ZOO, GateRun, RunGate, run_gate, zoo

@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PYTHON_DEFAULTS: dict[int, Any] = {signal.SIGINT: signal.default_int_handler,
@@ -44,13 +44,18 @@ def catch() -> None:
             _replaced[sig] = signal.signal(sig, _record)
 
 
+def stop_before_the_run(name: str, during: str, results: str) -> NoReturn:
+    """A second signal before pytest's session exists: nothing of the run exists to write,
+    and pytest would print a KeyboardInterrupt traceback; end at once, saying so."""
+    sys.stderr.write(f"nlp-gate: stopped by a second {name} {during}, before the run began: "
+                     f"no results were written ({results}, if present, is an earlier run's)\n")
+    raise SystemExit(2)  # pytest.ExitCode.INTERRUPTED (this module imports nothing of pytest)
+
+
 def _record(signum: int, frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
-    if _received:
-        sys.stderr.write(f"nlp-gate: stopped by a second {name} while pytest loaded its "
-                         "plugins, before the run began: no results were written (a "
-                         "results.json there, if any, is an earlier run's)\n")
-        raise SystemExit(2)  # pytest.ExitCode.INTERRUPTED; pytest itself is not set up yet
+    if _received:  # no options parsed yet: where the results would go is not known
+        stop_before_the_run(name, "while pytest loaded its plugins", "a results.json there")
     _received.append(name)
 
 

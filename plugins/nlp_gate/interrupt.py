@@ -66,15 +66,11 @@ def stop_on_signals(config: pytest.Config) -> None:
             return
         config.stash[STOP_SIGNAL_KEY] = name
         if stopping and SESSION_KEY not in config.stash:
-            # Pressed again while pytest still parses its options and imports the conftests:
-            # pytest would print a KeyboardInterrupt traceback there, and nothing of the run
-            # exists to write; end at once, saying so (only the options parsed so far).
+            # Pressed again while pytest still parses its options and imports the conftests
+            # (only the options parsed so far say where the results would go).
             given = getattr(config.known_args_namespace, "nlp_results", None)
-            sys.stderr.write(f"nlp-gate: stopped by a second {name} during pytest's start-up, "
-                             "before the run began: no results were written "
-                             f"({results_file(given, config.rootpath)}, if present, is an "
-                             "earlier run's)\n")
-            raise SystemExit(pytest.ExitCode.INTERRUPTED)
+            early_signals.stop_before_the_run(name, "during pytest's start-up",
+                                              str(results_file(given, config.rootpath)))
         if stopping:
             raise KeyboardInterrupt(f"signal {name}")
         stopping.append(name)

@@ -181,13 +181,8 @@ def test_a_signal_during_the_items_then_while_the_results_are_written(tmp_path: 
     run = SlowRun(tmp_path, workers, finish_delay=2.0)
 
     def again_while_writing() -> None:
-        deadline = time.monotonic() + 120
-        while not (run.running.is_file()
-                   and run.running.read_text().split(" ", 1)[-1].startswith("finish")):
-            if run.proc.poll() is not None or time.monotonic() > deadline:
-                return  # the assertions below say what went wrong
-            time.sleep(0.05)
-        os.killpg(run.proc.pid, signal.SIGINT)
+        if run.wait_for_stage("finish"):  # else the assertions below say what went wrong
+            os.killpg(run.proc.pid, signal.SIGINT)
 
     def press() -> None:
         os.killpg(run.proc.pid, signal.SIGINT)
@@ -222,7 +217,7 @@ def test_a_signal_while_pytest_imports_the_plugin_interrupts_the_run(
         assert "Traceback" not in out and json.loads(stale.read_text()) == {"previous run": True}
         assert out.strip().splitlines()[-1] == (
             "nlp-gate: stopped by a second SIGINT while pytest loaded its plugins, before the "
-            "run began: no results were written (a results.json there, if any, is an earlier "
+            "run began: no results were written (a results.json there, if present, is an earlier "
             "run's)"), out
         return
     _assert_interrupted_before_any_item(run, out)
