@@ -31,7 +31,8 @@ uv_args_from_pip() {
   # has the package at all.
   UV_ARGS=(--index-strategy unsafe-best-match)
   for key in "${!chosen[@]}"; do
-    value=${chosen[$key]}
+    # A value written over several lines of a config file is listed with "\n" between them.
+    value=${chosen[$key]//\\n/ }
     case $key in
       index-url) UV_ARGS+=(--index-url "$value") ;;
       extra-index-url) for v in $value; do UV_ARGS+=(--extra-index-url "$v"); done ;;
@@ -43,6 +44,7 @@ uv_args_from_pip() {
       # What only changes how pip talks or prints.
       timeout|default-timeout|retries|disable-pip-version-check|progress-bar|quiet|verbose|\
 no-color|no-input|cache-dir|no-cache-dir|root-user-action|break-system-packages) ;;
+      config-file) ;;  # where pip read the settings listed beside it
       *) echo "setup: pip's configuration sets '$key', which uv is not told" >&2; return 1 ;;
     esac
   done

@@ -37,7 +37,9 @@ def translate(tmp_path: Path, listing: str) -> tuple[int, list[str], str, str]:
 def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
     rc, args, cert, _ = translate(tmp_path, "\n".join([
         "global.extra-index-url='file:///opt/a/simple file:///opt/b/simple'",
-        "global.find-links='/opt/wheels'",
+        # Written over several lines of a config file, as `pip config list` shows it.
+        r"global.find-links='\n/opt/wheels\n/opt/more-wheels'",
+        ":env:.config-file='/etc/team/pip.conf'",  # where the settings above were read
         "global.constraint='/etc/pip/constraints.txt'",
         "global.no-index='false'",
         "global.trusted-host='mirror.internal'",
@@ -52,6 +54,7 @@ def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
         ("--extra-index-url", "file:///opt/a/simple"),
         ("--extra-index-url", "file:///opt/b/simple"),
         ("--find-links", "/opt/wheels"),
+        ("--find-links", "/opt/more-wheels"),
         ("--constraint", "/etc/pip/constraints.txt"),
         ("--allow-insecure-host", "mirror.internal"),
     ])
