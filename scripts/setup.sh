@@ -74,17 +74,12 @@ if [ "$(cat "$pins_stamp" 2>/dev/null)" != "$pins" ]; then
   # pip installs the lock as before, after saying so.
   # shellcheck source=scripts/uv_from_pip.sh
   . scripts/uv_from_pip.sh
-  installed=0
-  if "$VENV/bin/python" -m pip install --disable-pip-version-check -q -c "$LOCK" uv \
-      && uv_args_from_pip "$VENV/bin/python"; then
-    # pip and setuptools (pinned in the lock) too: setuptools builds the editable install
-    # below without build isolation, and a user's `.venv/bin/pip` is the lock's.
-    if "$VENV/bin/uv" pip install --python "$VENV/bin/python" --quiet --no-progress \
-        "${UV_ARGS[@]}" -r requirements.txt -c "$LOCK" pip setuptools; then
-      installed=1
-    fi
-  fi
-  if [ "$installed" = 0 ]; then
+  # pip and setuptools (pinned in the lock) too: setuptools builds the editable install below
+  # without build isolation, and a user's `.venv/bin/pip` is the lock's.
+  if ! { "$VENV/bin/python" -m pip install --disable-pip-version-check -q -c "$LOCK" uv \
+         && uv_args_from_pip "$VENV/bin/python" \
+         && "$VENV/bin/uv" pip install --python "$VENV/bin/python" --quiet --no-progress \
+              "${UV_ARGS[@]}" -r requirements.txt -c "$LOCK" pip setuptools; }; then
     echo "setup: uv did not install the lock (see above); installing it with pip instead"
     # pip first, at the lock's version: the one a new venv brings (ensurepip's, 23.2 with
     # Python 3.11.7) took 175 s to resolve and install this lock here, the lock's 44 s.
@@ -98,6 +93,8 @@ if [ "$(cat "$pins_stamp" 2>/dev/null)" != "$pins" ]; then
   # setuptools, vendored copies, the debugger, the ONNX stack that --nlp-backend onnx alone
   # loads): 19 s instead of 33 s here.  A module of those that a run does import (a user's
   # RoBERTa) is compiled by Python on its first import, as any module without bytecode.
+  # Its exit status is ignored, as pip ignores files that do not compile (a few packages ship
+  # Python 2 examples).
   skip='/tests?/|/transformers/models/(?!(auto|bert|albert)/)[^/]+/|/_vendor(ed)?/'
   skip+='|/(pip|setuptools|debugpy|IPython|networkx|onnx|onnxruntime|onnxscript|tornado)/'
   skip+='|/sentence_transformers/'

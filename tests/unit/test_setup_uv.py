@@ -16,10 +16,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def translate(tmp_path: Path, listing: str) -> tuple[int, list[str], str, str]:
-    """(status, UV_ARGS, SSL_CERT_FILE, stderr) of ``uv_args_from_pip`` for ``listing``."""
+def translate(tmp_path: Path, *listing: str) -> tuple[int, list[str], str, str]:
+    """(status, UV_ARGS, SSL_CERT_FILE, stderr) of ``uv_args_from_pip`` when ``pip config
+    list`` prints the lines ``listing``."""
     listing_file = tmp_path / "listing.txt"
-    listing_file.write_text(listing)
+    listing_file.write_text("".join(f"{line}\n" for line in listing))
     python = tmp_path / "python"
     python.write_text("#!/usr/bin/env bash\n"
                       f'[ "$*" = "-m pip config list" ] && cat {listing_file}\n')
@@ -35,7 +36,8 @@ def translate(tmp_path: Path, listing: str) -> tuple[int, list[str], str, str]:
 
 
 def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
-    rc, args, cert, _ = translate(tmp_path, "\n".join([
+    rc, args, cert, _ = translate(
+        tmp_path,
         "global.extra-index-url='file:///opt/a/simple file:///opt/b/simple'",
         # Written over several lines of a config file, as `pip config list` shows it.
         r"global.find-links='\n/opt/wheels\n/opt/more-wheels'",
@@ -46,7 +48,7 @@ def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
         ":env:.cert='/etc/ssl/team.pem'",
         ":env:.default-timeout='180'",  # how pip talks: nothing to hand on
         ":env:.disable-pip-version-check='1'",
-    ]) + "\n")
+    )
     assert rc == 0
     pairs = list(zip(args[2::2], args[3::2], strict=True))
     assert args[:2] == ["--index-strategy", "unsafe-best-match"]  # pip's choice across indexes
@@ -63,13 +65,14 @@ def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
 
 def test_the_setting_pip_would_use_wins(tmp_path: Path) -> None:
     # A PIP_* variable over the [install] section over [global], as pip itself decides.
-    rc, args, _, _ = translate(tmp_path, "\n".join([
+    rc, args, _, _ = translate(
+        tmp_path,
         "global.index-url='https://global.example/simple'",
         "install.index-url='https://install.example/simple'",
         ":env:.index-url='https://env.example/simple'",
         "global.no-index='true'",
         "download.find-links='/elsewhere'",  # another command's section: not install's
-    ]) + "\n")
+    )
     assert rc == 0
     assert "--index-url" in args
     assert args[args.index("--index-url") + 1] == "https://env.example/simple"
@@ -81,12 +84,12 @@ def test_the_setting_pip_would_use_wins(tmp_path: Path) -> None:
 @pytest.mark.parametrize("line", ["global.proxy='http://proxy.internal:3128'",
                                   ":env:.pre='1'", "install.only-binary=':all:'"])
 def test_a_setting_uv_is_not_told_sends_the_install_to_pip(tmp_path: Path, line: str) -> None:
-    rc, _, _, stderr = translate(tmp_path, line + "\n")
+    rc, _, _, stderr = translate(tmp_path, line)
     key = line.split(".", 1)[1].split("=", 1)[0]
     assert rc == 1
     assert f"pip's configuration sets '{key}', which uv is not told" in stderr
 
 
 def test_no_configuration(tmp_path: Path) -> None:
-    rc, args, cert, stderr = translate(tmp_path, "")
+    rc, args, cert, stderr = translate(tmp_path)
     assert (rc, args, cert, stderr) == (0, ["--index-strategy", "unsafe-best-match"], "", "")
