@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nlp_gate.kinds.attacks.standins.masked_lm import _masked_loss
+from nlp_gate.kinds.attacks.standins.masked_lm import _batches, _masked_loss
 from nlp_gate.zoo.pretrain import match_labels
 from nlp_gate.zoo.train import collate
 from transformers import BertConfig, BertForMaskedLM
@@ -66,3 +66,30 @@ def test_the_masked_lm_loss_on_chosen_tokens_is_bert_for_masked_lms_loss() -> No
     torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
     ours.backward()
     assert model.bert.embeddings.word_embeddings.weight.grad is not None
+
+
+def test_the_masked_lms_batches_are_whole_length_grouped_epochs_in_a_seeded_order() -> None:
+    # Lengths skewed as the corpus's are: mostly short, a long tail.
+    lengths = [5 + (i * 7919) % 13 if i % 10 else 30 + (i * 31) % 34 for i in range(1000)]
+    rows = [{"input_ids": [1] * n} for n in lengths]
+    size = 16
+
+    def first(n_batches: int, seed: int) -> list[list[int]]:
+        batches = _batches(rows, size, torch.Generator().manual_seed(seed))
+        return [next(batches) for _ in range(n_batches)]
+
+    per_epoch = len(rows) // size
+    drawn = first(2 * per_epoch, 7)
+    assert all(len(b) == size for b in drawn)
+    for epoch in (drawn[:per_epoch], drawn[per_epoch:]):  # each row at most once an epoch
+        seen = [i for b in epoch for i in b]
+        assert len(set(seen)) == len(seen) == per_epoch * size
+    assert drawn[:per_epoch] != drawn[per_epoch:]  # a new order every epoch
+    assert first(5, 7) == drawn[:5] and first(5, 8) != drawn[:5]  # the seed decides it
+
+    def padded(batches: list[list[int]]) -> int:  # tokens a step computes, padding included
+        return sum(size * max(lengths[i] for i in b) for b in batches)
+
+    at_random = [torch.randint(len(rows), (size,), generator=torch.Generator().manual_seed(s))
+                 .tolist() for s in range(per_epoch)]
+    assert padded(drawn[:per_epoch]) < 0.6 * padded(at_random)
