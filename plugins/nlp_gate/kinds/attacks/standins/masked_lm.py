@@ -34,6 +34,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
         order = torch.Generator().manual_seed(recipe.seed)
         model.train()
         with Stage("attacks: masked LM: training", recipe.steps, "steps") as steps:
-            for _, idx in zip(range(recipe.steps), _batches(rows, recipe.batch_size, order)):
+            for idx in islice(_batches(rows, recipe.batch_size, order), recipe.steps):
                 update(model, _masked_loss(model, collator([rows[i] for i in idx])),
                        optimizer, scheduler)
                 steps.advance()
