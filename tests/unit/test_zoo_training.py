@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nlp_gate.kinds.attacks.standins.masked_lm import _batches, _masked_loss
 from nlp_gate.zoo.pretrain import match_labels
-from nlp_gate.zoo.train import collate
+from nlp_gate.zoo.train import collate, epoch_batches
 from transformers import BertConfig, BertForMaskedLM
 
 PAD, CLS, SEP = 0, 1, 2
@@ -93,3 +93,31 @@ def test_the_masked_lms_batches_are_whole_length_grouped_epochs_in_a_seeded_orde
     at_random = [torch.randint(len(rows), (size,), generator=torch.Generator().manual_seed(s))
                  .tolist() for s in range(per_epoch)]
     assert padded(drawn[:per_epoch]) < 0.6 * padded(at_random)
+
+
+def test_the_zoos_random_batches_are_its_recipes_permutation_and_grouped_ones_pad_less() -> None:
+    lengths = [5 + (i * 7919) % 13 if i % 10 else 30 + (i * 31) % 34 for i in range(1000)]
+    size = 32
+
+    # Random (the zoo's recipe): a permutation cut into batches, the last one partial, the
+    # generator left where that permutation leaves it, as the loop before this helper did.
+    ours, theirs = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    for _ in range(2):  # two epochs: the generator's state carries over
+        order = torch.randperm(len(lengths), generator=theirs).tolist()
+        assert epoch_batches(lengths, size, ours) == [order[i:i + size]
+                                                      for i in range(0, len(order), size)]
+
+    def padded(batches: list[list[int]]) -> int:
+        return sum(len(b) * max(lengths[i] for i in b) for b in batches)
+
+    for grouping in (4, 50):
+        grouped = epoch_batches(lengths, size, torch.Generator().manual_seed(3), grouping)
+        rows = [i for b in grouped for i in b]
+        assert sorted(rows) == list(range(len(lengths)))  # every row once, one batch partial
+        assert sorted(len(b) for b in grouped)[1:] == [size] * (len(grouped) - 1)
+        at_random = epoch_batches(lengths, size, torch.Generator().manual_seed(3))
+        assert padded(grouped) < 0.8 * padded(at_random)
+        assert grouped == epoch_batches(lengths, size, torch.Generator().manual_seed(3), grouping)
+        dropped = epoch_batches(lengths, size, torch.Generator().manual_seed(3), grouping,
+                                drop_last=True)
+        assert all(len(b) == size for b in dropped) and len(dropped) == len(lengths) // size

@@ -107,6 +107,7 @@ def build_base(recipe: Recipe, family: str, workdir: Path,
                     decay_steps=recipe.base_decay_steps,
                 ),
                 batch_size=recipe.batch_size, max_length=recipe.max_length, seed=seed,
+                grouping=recipe.length_grouping,
                 stage=f"zoo: {family} base: pre-training",
             )
         save_file({k: v.contiguous() for k, v in weights.items()}, str(out / "encoder.safetensors"))

@@ -36,7 +36,7 @@ from transformers import (
 
 from nlp_gate.progress import Stage
 from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.train import Encoded, adamw, collate, encode, seed_everything
+from nlp_gate.zoo.train import Encoded, adamw, collate, encode, epoch_batches, seed_everything
 
 
 def matching_pairs(pairs: Sequence[tuple[str, str]], seed: int) -> list[Example]:
@@ -111,17 +111,21 @@ def pretrain_encoder(
     batch_size: int,
     max_length: int,
     seed: int,
+    grouping: int | None = None,
     stage: str = "pre-training",
 ) -> tuple[dict[str, torch.Tensor], PretrainStats]:
     """Train the matching objective (cycling through ``examples``); return the
     *encoder* weights (the ``bert``/``albert`` sub-module), ready to load into
     a classifier, and how training went.  Reported as the progress stage ``stage``, in
-    steps (no total: the schedule adapts), noting the running token accuracy."""
+    steps (no total: the schedule adapts), noting the running token accuracy.  ``grouping``:
+    how rows are batched (``train.epoch_batches``); grouped, each epoch's last partial batch
+    is left out, so that every batch is one of its epoch's."""
     seed_everything(seed)
     model = _aux_model(template)
     rows: Encoded = encode(tokenizer, examples, max_length)
     pad_id = int(tokenizer.pad_token_id)
     special = set(tokenizer.all_special_ids)
+    lengths = [len(r["input_ids"]) for r in rows]
     optimizer = adamw(model.parameters(), lr=schedule.learning_rate)
     order_rng = torch.Generator().manual_seed(seed)
     order: list[int] = []
@@ -138,7 +142,9 @@ def pretrain_encoder(
             for group in optimizer.param_groups:
                 group["lr"] = schedule.learning_rate * factor
             if len(order) < batch_size:
-                order += torch.randperm(len(rows), generator=order_rng).tolist()
+                order += [i for part in epoch_batches(lengths, batch_size, order_rng, grouping,
+                                                      drop_last=grouping is not None)
+                          for i in part]
             idx, order = order[:batch_size], order[batch_size:]
             batch = collate([rows[i] for i in idx], pad_id)
             labels = match_labels(batch, special)

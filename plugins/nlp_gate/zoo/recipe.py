@@ -64,6 +64,11 @@ class Recipe:
     )
     max_length: int = 64
     batch_size: int = 32
+    # How rows are batched (``train.epoch_batches``), fine-tuning and pre-training alike:
+    # None, drawn at random (the zoo's recipe); k, grouped by length in mega-batches of k
+    # batches.  Grouped batches cost a third less arithmetic but train other models, whose
+    # gates would have to be calibrated anew (benchmarks/bench_zoo_batches.py).
+    length_grouping: int | None = None
     learning_rate: float = 1e-3
     weight_decay: float = 0.01
     warmup_ratio: float = 0.06

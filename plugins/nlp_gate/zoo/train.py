@@ -129,6 +129,33 @@ def collate(rows: Encoded, pad_id: int) -> dict[str, torch.Tensor]:
             "attention_mask": padded([[1] * n for n in lengths], 0)}
 
 
+def epoch_batches(lengths: Sequence[int], size: int, generator: torch.Generator,
+                  grouping: int | None = None, *, drop_last: bool = False) -> list[list[int]]:
+    """One epoch's batches of row indices (``lengths``: each row's tokens), in the order
+    they train.
+
+    ``grouping`` None: rows drawn at random, a permutation cut into batches (the zoo's
+    recipe).  ``grouping`` k: rows of similar length together, by transformers' own length
+    grouping (what its Trainer does with ``group_by_length``: random mega-batches of k
+    batches, each sorted by length), the batches then shuffled so that no run of steps sees
+    only long or only short rows.  A batch is padded to its longest row, and random batches
+    of the zoo's data are 23-59 % padding; grouped, a step costs what its tokens cost, but
+    its rows are no longer a random sample (``benchmarks/bench_zoo_batches.py`` measures
+    both).  ``drop_last``: no partial batch at the end."""
+    if grouping is None:
+        order = torch.randperm(len(lengths), generator=generator).tolist()
+    else:
+        from transformers.trainer_pt_utils import get_length_grouped_indices
+
+        order = get_length_grouped_indices(list(lengths), size, mega_batch_mult=grouping,
+                                           generator=generator)
+    end = len(order) - size + 1 if drop_last else len(order)
+    batches = [order[i:i + size] for i in range(0, end, size)]
+    if grouping is None:
+        return batches
+    return [batches[j] for j in torch.randperm(len(batches), generator=generator).tolist()]
+
+
 def train_model(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -158,12 +185,12 @@ def train_model(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
     )
     order_rng = torch.Generator().manual_seed(seed)
+    lengths = [len(r["input_ids"]) for r in rows]
     model.train()
     with Stage(stage, total, "steps") as steps:
         for epoch in range(epochs):
-            order = torch.randperm(len(rows), generator=order_rng).tolist()
-            for start in range(0, len(order), recipe.batch_size):
-                idx = order[start : start + recipe.batch_size]
+            for idx in epoch_batches(lengths, recipe.batch_size, order_rng,
+                                     recipe.length_grouping):
                 batch = collate([rows[i] for i in idx], pad_id)
                 update(model, model(**batch, labels=labels[idx]).loss, optimizer, scheduler)
                 steps.advance(detail=f"epoch {epoch + 1}/{epochs}")

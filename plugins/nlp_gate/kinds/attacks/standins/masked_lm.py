@@ -43,6 +43,8 @@ from filelock import FileLock
 from nlp_gate.progress import Stage
 
 CARD = "masked_lm.json"
+# Mega-batches of this many batches, sorted by length within each (``_batches``).
+GROUPING = 50
 LOCK_TIMEOUT_S = 30 * 60
 
 
@@ -195,19 +197,13 @@ def _batches(rows: list[dict[str, Any]], size: int, generator: Any) -> Iterator[
     A batch is padded to its longest sentence, and the corpus's sentences are short (17
     tokens on average) with a long tail (up to 64): 64 rows drawn at random were padded to
     49 tokens on average, two thirds of every step's arithmetic spent on padding.  Grouped
-    by length (transformers' ``get_length_grouped_indices``, what its Trainer does with
-    ``group_by_length``: random mega-batches of 50 batches, sorted by length within each),
-    a step costs what its tokens cost.  The batches of an epoch are then shuffled, so that
-    no run of steps sees only long or only short sentences."""
-    import torch
-    from transformers.trainer_pt_utils import get_length_grouped_indices
+    by length (``epoch_batches``: transformers' own length grouping, mega-batches of 50
+    batches), a step costs what its tokens cost."""
+    from nlp_gate.zoo.train import epoch_batches
 
     lengths = [len(row["input_ids"]) for row in rows]
     while True:
-        order = get_length_grouped_indices(lengths, size, generator=generator)
-        batches = [order[i:i + size] for i in range(0, len(order) - size + 1, size)]
-        for j in torch.randperm(len(batches), generator=generator).tolist():
-            yield batches[j]
+        yield from epoch_batches(lengths, size, generator, GROUPING, drop_last=True)
 
 
 def _masked_loss(model: Any, batch: dict[str, Any]) -> Any:
