@@ -57,20 +57,13 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: creating $VENV with Python $ver ($PY)"
   # Without ensurepip's pip (7 s here, most of it compiling pip on one core): the lock's pip
   # replaces it below anyway.  Where the interpreter's own pip cannot install into the new
-  # environment, ensurepip's is added after all (venv_pip).
+  # environment, ensurepip's is added after all (ensure_own_pip).
   "$PY" -m venv --without-pip "$VENV"
 fi
-# The pip that installs into $VENV: its own, else the interpreter's (pip 22.3+ installs into
-# another environment with --python), else ensurepip's, added now.
-venv_pip() {
-  if "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
-    PIP=("$VENV/bin/python" -m pip)
-  elif "$PY" -m pip --python "$VENV/bin/python" --version >/dev/null 2>&1; then
-    PIP=("$PY" -m pip --python "$VENV/bin/python")
-  else
-    "$VENV/bin/python" -m ensurepip --default-pip >/dev/null
-    PIP=("$VENV/bin/python" -m pip)
-  fi
+# ensurepip's pip, where the environment has no pip of its own.
+ensure_own_pip() {
+  "$VENV/bin/python" -m pip --version >/dev/null 2>&1 \
+    || "$VENV/bin/python" -m ensurepip --default-pip >/dev/null
 }
 
 pins_stamp=$VENV/.nlp-gate-pins
@@ -89,21 +82,26 @@ if [ "$(cat "$pins_stamp" 2>/dev/null)" != "$pins" ]; then
   # pip installs the lock as before, after saying so.
   # shellcheck source=scripts/uv_from_pip.sh
   . scripts/uv_from_pip.sh
+  # uv into it by the interpreter's own pip (pip 22.3+ installs into another environment with
+  # --python), else by the environment's; pip's configuration as that pip reads it.
+  if "$PY" -m pip --python "$VENV/bin/python" --version >/dev/null 2>&1; then
+    PIP=("$PY" -m pip --python "$VENV/bin/python")
+  else
+    ensure_own_pip
+    PIP=("$VENV/bin/python" -m pip)
+  fi
   # pip and setuptools (pinned in the lock) too: setuptools builds the editable install below
   # without build isolation, and a user's `.venv/bin/pip` is the lock's.
-  venv_pip
-  # pip's configuration as the pip that installs here reads it (PIP[0]: an interpreter).
   if ! { "${PIP[@]}" install --disable-pip-version-check -q -c "$LOCK" uv \
          && uv_args_from_pip "${PIP[0]}" \
          && "$VENV/bin/uv" pip install --python "$VENV/bin/python" --quiet --no-progress \
               "${UV_ARGS[@]}" -r requirements.txt -c "$LOCK" pip setuptools; }; then
     echo "setup: uv did not install the lock (see above); installing it with pip instead"
-    "$VENV/bin/python" -m pip --version >/dev/null 2>&1 \
-      || "$VENV/bin/python" -m ensurepip --default-pip >/dev/null
+    ensure_own_pip
     # pip first, at the lock's version: the one a new venv brings (ensurepip's, 23.2 with
     # Python 3.11.7) took 175 s to resolve and install this lock here, the lock's 44 s.
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q -c "$LOCK" pip
-    # pip compiles every installed module on one core; compileall below does it on all.
+    # pip compiles every installed module on one core; compile_ahead.py below, on all.
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-compile \
       -r requirements.txt -c "$LOCK" setuptools
   fi
