@@ -35,8 +35,6 @@ import sysconfig
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT_ENTRY = "."  # the list's name for purelib itself (its single-file modules: six.py, ...)
-
 
 def _purelib() -> Path:
     return Path(sysconfig.get_path("purelib"))
@@ -62,13 +60,13 @@ def _compile(path: str) -> bool:
     return bool(compileall.compile_file(path, quiet=2))
 
 
-def compile_listed(listing: Path, purelib: Path, workers: int | None = None) -> tuple[int, int]:
-    """Compile the listed folders' modules on ``workers`` processes (default: every core);
-    returns (modules, of which compiled or already current)."""
+def compile_listed(listing: Path, purelib: Path) -> tuple[int, int]:
+    """Compile the listed folders' modules, a process per core; returns (modules, of which
+    compiled or already current)."""
     files = modules_in(_folders(listing, purelib))
     if not files:
         return 0, 0
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         done = sum(pool.map(_compile, files, chunksize=64))
     return len(files), done
 
@@ -78,7 +76,7 @@ def record(listing: Path, purelib: Path) -> int:
     (``__pycache__/*.<cache_tag>.pyc``), i.e. modules imported since nothing was compiled."""
     tag = sys.implementation.cache_tag
     folders = sorted({
-        (pyc.parent.parent.relative_to(purelib).as_posix() or ROOT_ENTRY)
+        pyc.parent.parent.relative_to(purelib).as_posix()  # purelib itself: "."
         for pyc in purelib.rglob(f"__pycache__/*.{tag}.pyc")
     })
     header = ("# Folders of site-packages holding a module the main job imports "
