@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,6 +55,27 @@ def test_wilson_interval_matches_published_values(k: int, n: int, low: float, hi
 def test_wilson_interval_narrows_with_more_cases() -> None:
     small, large = wilson_interval(5, 20), wilson_interval(125, 500)
     assert large[1] - large[0] < small[1] - small[0]
+
+
+@given(st.integers(1, 10**7).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+       st.sampled_from([0.8, 0.9, 0.95, 0.99, 0.999]))
+def test_wilson_interval_is_binomtests_to_the_last_bit(kn: tuple[int, int],
+                                                       confidence: float) -> None:
+    k, n = kn
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    rate = k / n
+    expected = max(0.0, min(float(ci.low), rate)), min(1.0, max(float(ci.high), rate))
+    assert wilson_interval(k, n, confidence) == expected
+
+
+def test_a_wilson_interval_leaves_scipy_stats_unimported() -> None:
+    # Every CheckList item computes one, in every worker, before its model's forward pass:
+    # scipy.stats there was ~48 MiB of each worker's peak (docs/measurements/performance.md).
+    code = ("import sys; from nlp_gate.stats import wilson_interval; "
+            "print(wilson_interval(3, 10)); print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[1] == "False", out
 
 
 @pytest.mark.parametrize("k, n", [(0, 0), (3, 2), (-1, 5)])
