@@ -16,14 +16,13 @@
 
 scipy does the arithmetic (binomial test, BH, the normal quantile of the Wilson interval);
 this module only says which counts go in.  Rates are proportions in [0, 1]; callers convert to
-percent.  scipy.stats is imported on first use, and only by the comparisons' tests (McNemar,
-BH): importing it takes ~0.7 s and ~48 MiB of every process that does, and a Wilson interval
-is wanted by every CheckList item in every worker, also in a run answered from the prediction
-cache, which loads no model (a loaded checkpoint imports scipy.stats anyway, through
-transformers and scikit-learn).  So ``wilson_interval`` computes scipy's own closed form (``binomtest(...).proportion_ci(method=
-"wilson")``, Newcombe 1998) with ``scipy.special.ndtri`` (~12 MiB): the same float operations
-in the same order, equal to binomtest's bounds to the last bit
-(tests/unit/test_stats.py checks it against binomtest over counts drawn by hypothesis).
+percent.  ``scipy.stats`` is imported on first use, by the comparisons' statistics only:
+it costs a process ~0.7 s and ~48 MiB, and every CheckList item wants a Wilson interval,
+also in a run answered from the prediction cache, which loads no model (a loaded checkpoint
+imports ``scipy.stats`` anyway, through transformers and scikit-learn).  So
+``wilson_interval`` computes binomtest's own closed form (Newcombe 1998) with
+``scipy.special.ndtri``: the same float operations in the same order, equal to
+``binomtest(...).proportion_ci(method="wilson")`` to the last bit (tests/unit/test_stats.py).
 """
 
 from __future__ import annotations

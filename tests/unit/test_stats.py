@@ -69,8 +69,9 @@ def test_wilson_interval_is_binomtests_to_the_last_bit(kn: tuple[int, int],
 
 
 def test_a_wilson_interval_leaves_scipy_stats_unimported() -> None:
-    # Every CheckList item computes one, in every worker, before its model's forward pass:
-    # scipy.stats there was ~48 MiB of each worker's peak (docs/measurements/performance.md).
+    # Every CheckList item computes one, also in a run answered from the prediction cache,
+    # which loads no model: scipy.stats was ~48 MiB and ~0.7 s of each such process
+    # (docs/measurements/performance.md, 0.3.12).
     code = ("import sys; from nlp_gate.stats import wilson_interval; "
             "print(wilson_interval(3, 10)); print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
