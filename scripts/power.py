@@ -20,10 +20,12 @@ name, the search is there to find the one that matters.  Then:
   significant Δ fail rate and the verdict.
 
     .venv/bin/python scripts/power.py                   # every candidate, full suites
-    .venv/bin/python scripts/power.py --sample 40 --candidates name-sensitive null-1
+    .venv/bin/python scripts/power.py --sample 40 --candidates name-sensitive null-1 \
+        --datasets yelp_polarity                        # what tests/integration runs
     .venv/bin/python scripts/power.py --reseeds 0         # against the reference alone
 
-Builds the defect zoo first when needed (~5 minutes on 2 cores, cached in .cache/defect-zoo).
+Builds the defect zoo first when needed (~5 minutes on 2 cores, cached in .cache/defect-zoo;
+with ``--datasets``, only those datasets' models: ``yelp_polarity``'s alone in ~2).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +46,13 @@ REPO = Path(__file__).resolve().parents[1]
 PROFILE = "defects"
 
 
-def write_models(path: Path, zoo_root: Path) -> None:
+def write_models(path: Path, zoo_root: Path, variants: Sequence[Any]) -> None:
     from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
     from nlp_gate.zoo.data import DATASETS
-    from nlp_gate.zoo.defects import VARIANTS
 
     tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
     datasets: dict[str, Any] = {}
-    for v in VARIANTS:
+    for v in variants:
         spec = DATASETS[v.dataset]
         entry = datasets.setdefault(v.dataset, {"task": spec.task, "models": {}})
         entry["models"][v.name] = {"id": str(zoo_root / v.path), "labels": list(spec.labels)}
@@ -139,11 +141,10 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
     return judged_searches
 
 
-def summarize(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]]) -> dict[str, Any]:
-    from nlp_gate.zoo.defects import VARIANTS
-
+def summarize(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]],
+              variants: Sequence[Any]) -> dict[str, Any]:
     defects, null_items, null_flagged = [], 0, 0
-    for v in VARIANTS:
+    for v in variants:
         if v.name not in runs:
             continue
         items = items_of(v, runs, searches)
@@ -181,9 +182,7 @@ def saturation(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], tolerance: float,
-          reseeds: list[str]) -> str:
-    from nlp_gate.zoo.defects import VARIANTS
-
+          reseeds: list[str], variants: Sequence[Any]) -> str:
     against = ("the clean reference and its reseeds " + ", ".join(reseeds) + " (an item fails "
                "only when the candidate is worse than each)" if reseeds else
                "the clean reference")
@@ -194,7 +193,7 @@ def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], toler
                   "reference fail rate, percentage points; flagged: the item fails."), "",
              ("| candidate | planted in | capability | items | flagged | largest Δ | "
               "largest flagged Δ | verdict |"), "|---|---|---|---|---|---|---|---|"]
-    for v in VARIANTS:
+    for v in variants:
         if v.name not in runs:
             continue
         by_capability: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -229,25 +228,27 @@ def main() -> None:
     parser.add_argument("--reseeds", type=int, default=None,
                         help="how many of the reference's reseeds the comparison declares "
                              "(default: all three; 0: the reference alone)")
+    parser.add_argument("--datasets", nargs="+", default=None,
+                        help="only these datasets' models (default: all three)")
     parser.add_argument("--work", type=Path, default=REPO / ".cache" / "power")
     parser.add_argument("--out", type=Path, default=REPO / "reports")
     args = parser.parse_args()
 
-    from nlp_gate.zoo.defects import (
-        REFERENCE,
-        RESEEDS,
-        VARIANTS,
-        defect_zoo_root,
-        ensure_defect_zoo,
-    )
+    from nlp_gate.zoo.defects import REFERENCE, RESEEDS, defect_zoo_root, ensure_defect_zoo
+    from nlp_gate.zoo.defects.build import variants_of
 
-    ensure_defect_zoo()
+    variants = variants_of(args.datasets)
+    ensure_defect_zoo(datasets=args.datasets)
     args.work.mkdir(parents=True, exist_ok=True)
     reseeds = list(RESEEDS[:args.reseeds])
-    write_models(args.work / "models.yaml", defect_zoo_root())
+    write_models(args.work / "models.yaml", defect_zoo_root(), variants)
     write_gates(args.work / "thresholds.yaml", args.tolerance, reseeds)
-    names = args.candidates or list(dict.fromkeys(v.name for v in VARIANTS
+    names = args.candidates or list(dict.fromkeys(v.name for v in variants
                                                   if v.name not in (REFERENCE, *RESEEDS)))
+    unknown = sorted(set(names) - {v.name for v in variants})
+    if unknown:
+        raise SystemExit(f"no defect-zoo model named {', '.join(unknown)} in "
+                         f"{', '.join(sorted({v.dataset for v in variants}))}")
     runs = {name: run_gate(name, args.work, args.sample, args.workers, "-m", "regression",
                            "--nlp-candidate", name) for name in names}
     # One search run covers every model of the profile (each search item is one model's).
@@ -257,15 +258,15 @@ def main() -> None:
         "--nlp-candidate", names[0])["searches"]  # (the comparison section asks for one)
     searches = against_clean_models([s for s in searches if s["model"] in names], args.work,
                                     [REFERENCE, *reseeds])
-    power = summarize(runs, searches)
+    power = summarize(runs, searches, variants)
     power["run"] = {"sample": args.sample, "seed": next(iter(runs.values()))["run"]["seed"],
-                    "candidates": names, "reseeds": reseeds,
+                    "datasets": sorted({v.dataset for v in variants}), "candidates": names, "reseeds": reseeds,
                     "search_examples": args.search_examples, "alpha": 0.05,
                     "tolerance": args.tolerance}
     (args.out / "tables").mkdir(parents=True, exist_ok=True)
     (args.out / "power.json").write_text(json.dumps(power, indent=2) + "\n")
     (args.out / "tables" / "power.md").write_text(table(runs, searches, args.tolerance,
-                                                          reseeds))
+                                                          reseeds, variants))
     for d in power["defects"]:
         print(f"{d['name']:<16} {d['capability']:<11} items {d['items']:>4}  flagged own "
               f"{d['flagged_items_own_capability']:>3}  other {d['flagged_items_other']:>3}")

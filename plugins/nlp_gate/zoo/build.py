@@ -101,14 +101,17 @@ def build_zoo(
 
 
 def build_locked(root: Path, expected: str, build: Callable[[Path], ZooCard],
-                 force: bool = False) -> ZooCard:
+                 force: bool = False, *,
+                 holds: Callable[[ZooCard], bool] = lambda card: True) -> ZooCard:
     """``build(tmp)`` a zoo whose card will carry ``expected`` into a private directory,
     under the root's lock, and swap it into place -- unless (not ``force``) another process
-    built it while we waited.  The embedded zoo and the defect zoo build this way."""
+    built it while we waited (a card of ``expected`` that ``holds`` what we need: the
+    defect zoo may hold some of its models only).  The embedded zoo and the defect zoo build
+    this way."""
     root.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(_lock_path(root)), timeout=LOCK_TIMEOUT_S):
         card = read_card(root)
-        if not force and card is not None and card.recipe_hash == expected:
+        if not force and card is not None and card.recipe_hash == expected and holds(card):
             return card  # another process built it while we waited
         remove_leftovers(root)
         tmp = root.parent / f".{root.name}.build-{os.getpid()}-{uuid.uuid4().hex[:8]}"

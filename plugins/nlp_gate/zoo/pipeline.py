@@ -83,14 +83,15 @@ def base_tokenizer(recipe: Recipe, family: str, out: Path,
 
 
 def build_base(recipe: Recipe, family: str, workdir: Path,
-               data: TrainingData = tokenizer_data) -> BaseResult:
-    """Tokenizer (always) and pre-trained encoder (when a selected dataset's
-    task uses one)."""
+               data: TrainingData = tokenizer_data, *, pretrain: bool = True) -> BaseResult:
+    """Tokenizer (always) and pre-trained encoder (when a selected dataset's task uses one,
+    unless not ``pretrain``: a build of the recipe's sentiment models alone, which train
+    from scratch, needs the tokenizer of every dataset's text but no encoder)."""
     start = time.perf_counter()
     out = base_dir(workdir, family)
     with Stage(f"zoo: {family} base: tokenizer"):
         tokenizer = base_tokenizer(recipe, family, out, data)
-    pairs = _pretraining_pairs(recipe, data)
+    pairs = _pretraining_pairs(recipe, data) if pretrain else []
     seed = recipe.base_seed + FAMILIES.index(family)
     matching: float | None = None
     if pairs:

@@ -1,5 +1,6 @@
-"""``python -m nlp_gate.zoo.defects [--root DIR] [--jobs N]``: build (or find) the defect zoo
-and print its models with their held-out accuracy on the clean split."""
+"""``python -m nlp_gate.zoo.defects [--root DIR] [--jobs N] [--datasets D ...]``: build (or
+find) the defect zoo, or the models of some of its datasets, and print its models with their
+held-out accuracy on the clean split."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from pathlib import Path
 
 from nlp_gate.zoo.defects.build import defect_zoo_root, ensure_defect_zoo
-from nlp_gate.zoo.defects.variants import VARIANTS
+from nlp_gate.zoo.defects.variants import DEFECT_RECIPE, VARIANTS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,8 +17,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None,
                         help=f"directory (default: {defect_zoo_root()})")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--datasets", nargs="+", default=None, choices=DEFECT_RECIPE.datasets,
+                        help="only these datasets' models (default: all)")
     args = parser.parse_args(argv)
-    card = ensure_defect_zoo(args.root, args.jobs)
+    card = ensure_defect_zoo(args.root, args.jobs, args.datasets)
     print(f"defect zoo: {defect_zoo_root(args.root)}  recipe {card.recipe_hash[:12]}  "
           f"built {card.built_at} in {card.build_seconds:.1f}s")
     described = {v.path: v for v in VARIANTS}

@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -14,11 +15,12 @@ from pathlib import Path
 from nlp_gate.config.paths import cache_dir
 from nlp_gate.zoo.build import SpawnPool, build_locked
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
-from nlp_gate.zoo.data import write_heldout
+from nlp_gate.zoo.data import DATASETS, write_heldout
 from nlp_gate.zoo.defects.variants import (
     DEFECT_RECIPE,
     FAMILY,
     VARIANTS,
+    Variant,
     base_data,
     training_data,
 )
@@ -36,26 +38,53 @@ def defect_recipe_hash() -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def ensure_defect_zoo(root: Path | None = None, jobs: int = 2) -> ZooCard:
+def variants_of(datasets: Sequence[str] | None) -> tuple[Variant, ...]:
+    """The variants of ``datasets`` (None: every variant)."""
+    if datasets is None:
+        return VARIANTS
+    unknown = set(datasets) - set(DEFECT_RECIPE.datasets)
+    if unknown:
+        raise ValueError(f"no defect-zoo models for {sorted(unknown)}; "
+                         f"its datasets: {', '.join(DEFECT_RECIPE.datasets)}")
+    return tuple(v for v in VARIANTS if v.dataset in datasets)
+
+
+def holds(card: ZooCard, variants: Sequence[Variant]) -> bool:
+    """Whether ``card``'s zoo has a model for each of ``variants``."""
+    return {v.path for v in variants} <= {m.path for m in card.models}
+
+
+def ensure_defect_zoo(root: Path | None = None, jobs: int = 2,
+                      datasets: Sequence[str] | None = None) -> ZooCard:
+    """The defect zoo at ``root`` with (at least) the models of ``datasets`` (None: all),
+    built first when missing, built from another recipe or holding fewer models.  A build
+    makes exactly the models asked for: each is the same bytes whichever others are built
+    with it (the tokenizer learns every dataset's text either way)."""
     root = defect_zoo_root(root)
     expected = defect_recipe_hash()
+    wanted = variants_of(datasets)
     card = read_card(root)
-    if card is not None and card.recipe_hash == expected:
+    if card is not None and card.recipe_hash == expected and holds(card, wanted):
         return card  # lock-free fast path, as the embedded zoo's
-    return build_locked(root, expected, lambda tmp: _build_into(tmp, expected, jobs))
+    return build_locked(root, expected, lambda tmp: _build_into(tmp, expected, jobs, wanted),
+                        holds=lambda card: holds(card, wanted))
 
 
-def _build_into(workdir: Path, expected: str, jobs: int) -> ZooCard:
+def _build_into(workdir: Path, expected: str, jobs: int,
+                wanted: Sequence[Variant]) -> ZooCard:
     from nlp_gate.zoo import pipeline  # imports torch: only when building
 
     start = time.perf_counter()
     workdir.mkdir(parents=True)
     for dataset in DEFECT_RECIPE.datasets:
         write_heldout(dataset, workdir)
+    # The base encoder only for models that start from it (the pair tasks'); the sentiment
+    # models train from scratch.
+    pretrain = any(DATASETS[v.dataset].task in DEFECT_RECIPE.base_tasks for v in wanted)
     # Longest first (pair tasks, then sentiment), so the two workers finish together.
-    order = sorted(VARIANTS, key=lambda v: v.dataset == "yelp_polarity")
+    order = sorted(wanted, key=lambda v: v.dataset == "yelp_polarity")
     with SpawnPool(jobs, dict(DEFECT_RECIPE.cpu_numerics)) as run:
-        bases: list[BaseResult] = run(pipeline.build_base,
+        bases: list[BaseResult] = run(partial(pipeline.build_base, pretrain=pretrain),
                                       [(DEFECT_RECIPE, FAMILY, workdir, base_data)])
         results: list[ModelResult] = run(pipeline.build_model, [
             (v.recipe(), v.dataset, FAMILY, workdir, partial(training_data, v.name), v.path)
