@@ -216,6 +216,8 @@ def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], toler
 
 
 def main() -> None:
+    from nlp_gate.zoo.defects.variants import DEFECT_RECIPE
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", nargs="+", default=None,
                         help="variant names (default: every defect and clean re-seed)")
@@ -228,7 +230,7 @@ def main() -> None:
     parser.add_argument("--reseeds", type=int, default=None,
                         help="how many of the reference's reseeds the comparison declares "
                              "(default: all three; 0: the reference alone)")
-    parser.add_argument("--datasets", nargs="+", default=None,
+    parser.add_argument("--datasets", nargs="+", default=None, choices=DEFECT_RECIPE.datasets,
                         help="only these datasets' models (default: all three)")
     parser.add_argument("--work", type=Path, default=REPO / ".cache" / "power")
     parser.add_argument("--out", type=Path, default=REPO / "reports")
