@@ -262,8 +262,8 @@ def main() -> None:
                                     [REFERENCE, *reseeds])
     power = summarize(runs, searches, variants)
     power["run"] = {"sample": args.sample, "seed": next(iter(runs.values()))["run"]["seed"],
-                    "datasets": sorted({v.dataset for v in variants}), "candidates": names, "reseeds": reseeds,
-                    "search_examples": args.search_examples, "alpha": 0.05,
+                    "datasets": sorted({v.dataset for v in variants}), "candidates": names,
+                    "reseeds": reseeds, "search_examples": args.search_examples, "alpha": 0.05,
                     "tolerance": args.tolerance}
     (args.out / "tables").mkdir(parents=True, exist_ok=True)
     (args.out / "power.json").write_text(json.dumps(power, indent=2) + "\n")
