@@ -38,15 +38,18 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from nlp_gate.zoo.defects import Variant
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = "defects"
 
 
-def write_models(path: Path, zoo_root: Path, variants: Sequence[Any]) -> None:
+def write_models(path: Path, zoo_root: Path, variants: Sequence["Variant"]) -> None:
     from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
     from nlp_gate.zoo.data import DATASETS
 
@@ -142,7 +145,7 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
 
 
 def summarize(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]],
-              variants: Sequence[Any]) -> dict[str, Any]:
+              variants: Sequence["Variant"]) -> dict[str, Any]:
     defects, null_items, null_flagged = [], 0, 0
     for v in variants:
         if v.name not in runs:
@@ -182,7 +185,7 @@ def saturation(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], tolerance: float,
-          reseeds: list[str], variants: Sequence[Any]) -> str:
+          reseeds: list[str], variants: Sequence["Variant"]) -> str:
     against = ("the clean reference and its reseeds " + ", ".join(reseeds) + " (an item fails "
                "only when the candidate is worse than each)" if reseeds else
                "the clean reference")
