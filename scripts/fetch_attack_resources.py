@@ -8,7 +8,8 @@ On a connected machine (downloads everything the selected recipes need)::
     python scripts/fetch_attack_resources.py --with-data DIR        # + evaluation splits
 
 Offline, from Debian packages (WordNet; the Snowball stop list standing in for NLTK's; the
-homoglyph table from Unicode's confusables) and from the zoo (its masked LM)::
+homoglyph table from Unicode's confusables) and from the embedded default (the zoo's masked
+LM, shipped with the package)::
 
     apt-get install wordnet-base wordnet-sense-index liblingua-stopwords-perl \
         python3-confusable-homoglyphs
@@ -45,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="build NLTK's wordnet and stopwords from installed Debian packages "
                              "(no network)")
     parser.add_argument("--stand-ins", action="store_true",
-                        help="train the zoo's masked LM, the offline variants' stand-in for "
-                             "the hub masked LMs (no network; from the zoo's recipe, no zoo build needed)")
+                        help="install the zoo's masked LM, the offline variants' stand-in for "
+                             "the hub masked LMs (no network: shipped with nlp-gate, sha256 "
+                             "checked)")
     parser.add_argument("--with-data", action="store_true",
                         help="also save the profiles' evaluation splits under DIR/data "
                              "(for --nlp-data-dir)")

@@ -93,6 +93,8 @@ class Session:
         can make their items; then every local checkpoint of the profile, all problems in
         one error."""
         self.validate_backend()
+        if any(m.is_zoo for m in self.profile.models):
+            self.ensure_zoo()  # here, on the controller: a damaged zoo stops the run at start
         requested = set(requested)
         for kind in self.kinds.values():
             kind.cases()
@@ -110,6 +112,17 @@ class Session:
             raise ConfigurationError(
                 f"{len(problems)} model(s) {given} cannot be tested:\n"
                 + "\n".join(f"  - {p}" for p in problems))
+
+    def ensure_zoo(self) -> None:
+        """The embedded zoo in place (copied from the shipped files, sha256 checked): shipped
+        files that are damaged or edited are a configuration error, never used."""
+        from nlp_gate.zoo import ensure_zoo
+        from nlp_gate.zoo.embedded import EmbeddedError
+
+        try:
+            ensure_zoo(self.options.zoo_dir)
+        except EmbeddedError as exc:
+            raise ConfigurationError(str(exc)) from None
 
     def validate_backend(self) -> None:
         """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
@@ -152,9 +165,7 @@ class Session:
     def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
         specs = list(dict.fromkeys(specs))
         if any(s.is_zoo for s in specs):
-            from nlp_gate.zoo import ensure_zoo
-
-            ensure_zoo(self.options.zoo_dir)
+            self.ensure_zoo()
         for s in specs:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:

