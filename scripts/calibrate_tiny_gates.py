@@ -7,7 +7,7 @@ the YAML `tests:` block to paste under `profiles.tiny.checklist` in thresholds.y
 to paste under `profiles.tiny`, and the comparison tolerances (``comparison_tolerances``, from
 the run's comparison items: hence ``regression`` in the selection).
 
-    .venv/bin/python -m pytest tests_behavioral -m "checklist or native or regression" -n 2 --nlp-results /tmp/full.json
+    .venv/bin/python -m pytest tests_behavioral -m "checklist or native or regression" -n 2 --nlp-results=/tmp/full.json
     .venv/bin/python scripts/calibrate_tiny_gates.py /tmp/full.json
 
 Released (``sentiment``, ``qqp``) and native (``native_<task>``) suites alike; it also prints,

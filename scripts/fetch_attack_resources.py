@@ -16,7 +16,7 @@ LM, shipped with the package)::
     python scripts/fetch_attack_resources.py --from-debian --stand-ins [DIR]
 
 Then copy DIR to the air-gapped machine and run
-``pytest tests_behavioral -m adversarial --nlp-resources DIR`` (add ``--nlp-data-dir DIR/data``
+``pytest tests_behavioral -m adversarial --nlp-resources=DIR`` (add ``--nlp-data-dir=DIR/data``
 for a hub profile's evaluation splits).  DIR defaults to ``.cache/attack-resources``, where the
 suite looks without the option.
 """
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted; nothing half-made was kept", file=sys.stderr)
         return 130
     print("\n".join(done))
-    print(f"bundle: {bundle.root}  (pytest ... --nlp-resources {bundle.root})")
+    print(f"bundle: {bundle.root}  (pytest ... --nlp-resources={bundle.root})")
     return 0
 
 

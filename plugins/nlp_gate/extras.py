@@ -144,6 +144,16 @@ def item_needs(selected: Mapping[str, Sequence[Any]], data_dir: Path | None,
     return needs
 
 
+@dataclass(frozen=True)
+class Unmade:
+    """The parameter of the one item that stands for a kind's items a missing extra keeps
+    from being made (TextAttack names the recipes): it carries the kind's marker, so ``-m``
+    and ``-k`` select or deselect it as they would the items, and a selection that keeps it
+    is refused once, after collection (``selection.select``), before any item runs."""
+
+    need: Need
+
+
 def attack_need(datasets: Sequence[str]) -> Need:
     """The attack items of the datasets to attack (TextAttack lists the recipes: without it
     they cannot even be named)."""

@@ -29,6 +29,7 @@ early_signals.catch()
 
 from nlp_gate import (  # noqa: E402
     outcome,
+    path_values,
     progress,
     run_end,
     selection,
@@ -65,6 +66,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # First: a path value that moved the rootdir would have every default below read (and
+    # the reports written) in the wrong folder.
+    path_values.check(config)
     # CheckList's viewer (imported with its Editor and test types) uses a deprecated IPython
     # import: noise in every run that builds native tests, nothing a user can act on.
     config.addinivalue_line(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case
@@ -243,11 +244,47 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
         items[:] = []
         return
     shard = run.options.shard
-    if shard is None:
+    if shard is not None:
+        keep = split([run.shard_group(case_of(run, item)) for item in items], shard)
+        config.hook.pytest_deselected(items=[i for i, k in zip(items, keep) if not k])
+        items[:] = [i for i, k in zip(items, keep) if k]
+    missing = missing_extras(run, items)
+    if missing is None:
         return
-    keep = split([run.shard_group(case_of(run, item)) for item in items], shard)
-    config.hook.pytest_deselected(items=[i for i, k in zip(items, keep) if not k])
-    items[:] = [i for i, k in zip(items, keep) if k]
+    if not hasattr(config, "workerinput"):
+        raise pytest.UsageError(missing)
+    # A worker cannot stop the run: it hands the controller its message and no item, and
+    # the controller stops the run with it, once (XdistController.pytest_xdist_node_
+    # collection_finished), instead of every selected item erroring with it.
+    target = config.workerinput.get(REFUSAL_FILE_KEY)  # type: ignore[attr-defined]
+    if target is None:  # a controller without nlp-gate's handoff: each item says it
+        run.configuration_problem = f"configuration error: {missing}"
+        return
+    Path(target).write_text(missing)
+    config.hook.pytest_deselected(items=list(items))
+    items[:] = []
+
+
+# The workerinput key of the file a worker writes the selection's refusal to.
+REFUSAL_FILE_KEY = "nlp_gate_refusal_file"
+
+
+def missing_extras(run: Session, items: list[pytest.Item]) -> str | None:
+    """What the selected items need that is not installed (one line per extra), else None:
+    their models' libraries, a hub evaluation set's, and those of the items a missing
+    extra kept from being made (``extras.Unmade``, e.g. attack recipes without TextAttack)."""
+    selected: dict[str, list[Case]] = {}
+    unmade: list[extras.Need] = []
+    for item in items:
+        case = case_of(run, item)
+        if case is not None:
+            selected.setdefault(run.kind_of(case).name, []).append(case)
+        params = getattr(item, "callspec", None)
+        unmade += [v.need for v in (params.params.values() if params else ())
+                   if isinstance(v, extras.Unmade)]
+    return extras.refusal([*extras.item_needs(selected, run.options.data_dir,
+                                              run.options.load.backend),
+                           *dict.fromkeys(unmade)])
 
 
 def no_gated_items_message(config: pytest.Config, selected: int) -> str:

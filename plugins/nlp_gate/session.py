@@ -35,6 +35,7 @@ from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.native.cases import cases_folder, unwritable_folder
 from nlp_gate.options import Options
 from nlp_gate.results import ResultStore, package_versions
 from nlp_gate.shard import weights_size
@@ -421,6 +422,11 @@ class Session:
         for m in self.profile.models:
             rev = f"@{m.revision}" if m.revision else ""
             lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+        cases = cases_folder(self.options.results)
+        unwritable = unwritable_folder(cases)
+        if unwritable is not None:  # said once here, not as an error of every native item
+            lines.append(f"nlp-gate: case files not written: cannot write {cases} "
+                         f"({unwritable}); native tests run on their cases in memory")
         drift = self.zoo_drift()
         if drift:
             lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "

@@ -69,15 +69,8 @@ def validate_collected(session: pytest.Session) -> None:
         if case is not None:  # a kind may parametrize another's cases (native comparisons)
             run.selected[run.kind_of(case).name].append(case)
     # What the selected items need installed, where start-up could not tell (a selection
-    # by -m or -k; gated items from a module start-up did not know): an accuracy item that
-    # reads a hub evaluation set needs [hf], as a checkpoint does.  Refused once before any
-    # item runs; an xdist worker cannot stop the run: each gated item errors with it.
-    missing = extras.refusal(extras.item_needs(run.selected, run.options.data_dir,
-                                               run.options.load.backend))
-    if missing is not None:
-        if not hasattr(config, "workerinput"):
-            raise pytest.UsageError(missing)
-        run.configuration_problem = f"configuration error: {missing}"
+    # by -m or -k; gated items from a module start-up did not know), was refused once with
+    # the selection itself, on the controller (``selection.select``).
     validated = config.stash.get(VALIDATED_KEY, False) or (
         hasattr(config, "workerinput") and runs_behavioral_suite(config))  # by the controller
     if any(run.selected.values()) and not validated:

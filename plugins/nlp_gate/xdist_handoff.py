@@ -10,6 +10,9 @@ controller's hooks also keep each model's items on one worker (``xdist_groups``)
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ import pytest
 from nlp_gate import xdist_groups
 from nlp_gate.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.selection import (
+    REFUSAL_FILE_KEY,
     expects_gated_items,
     no_gated_items_message,
     runs_behavioral_suite,
@@ -62,6 +66,7 @@ class XdistController:
         self.config = config
         # Node ids whose teardown report (which carries their records) has arrived.
         self.finished: set[str] = set()
+        self.refusals: Path | None = None  # the folder of the workers' refusal files
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -69,6 +74,11 @@ class XdistController:
         were expected hands none (``selection.select``), and the run stops here.  Unless a
         stop signal cut the collection short (every process of the group got it): then the
         run is interrupted, which the controller's loop says once it has this event."""
+        # A worker whose selection needs an extra that is not installed handed its message
+        # (``selection.select``): the run stops with it, once, before any item runs.
+        refusal = Path(node.workerinput.get(REFUSAL_FILE_KEY, "")) if ids == [] else None
+        if refusal is not None and refusal.is_file():
+            raise pytest.UsageError(refusal.read_text())
         session = self.config.stash.get(PYTEST_SESSION_KEY, None)
         if (not ids and expects_gated_items(self.config)
                 and STOP_SIGNAL_KEY not in self.config.stash
@@ -78,6 +88,12 @@ class XdistController:
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
     def pytest_configure_node(self, node: Any) -> None:
         xdist_groups.give_groups_file(self.config, node)
+        if self.refusals is None:  # where workers leave a refusal of their selection
+            self.refusals = Path(tempfile.mkdtemp(prefix="nlp-gate-refusals-"))
+            folder = self.refusals
+            self.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+        node.workerinput[REFUSAL_FILE_KEY] = str(
+            self.refusals / f"{node.workerinput['workerid']}.txt")
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook (first result), on its controller
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

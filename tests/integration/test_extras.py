@@ -115,3 +115,29 @@ def test_a_hub_evaluation_set_without_datasets_is_refused_unless_deselected(
     else:
         assert run.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out[-3000:]
         assert message not in out
+
+
+# Issue 50, point 4: the check follows the selection, once, on the controller.
+HUB_SET_MESSAGE = ("nlp-gate: the accuracy item of sst2/lexicon reads its evaluation set from "
+                   "the Hugging Face hub, which needs the [hf] extra")
+
+
+def test_a_missing_extra_under_xdist_is_one_start_up_message(tmp_path: Path) -> None:
+    # -m narrows the selection, so only the collected items tell what is needed; under xdist
+    # only the workers collect, and each selected accuracy item used to error with it.
+    run = _run(tmp_path, "datasets", {"lexicon": LEXICON}, "-m", "accuracy", "-n", "2")
+    out = run.stdout + run.stderr
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
+    assert out.count(HUB_SET_MESSAGE) == 1, out[-3000:]
+    assert " error" not in out and "passed" not in out, out[-3000:]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_attack_items_deselected_by_m_need_no_textattack(tmp_path: Path, workers: str) -> None:
+    run = _run(tmp_path, "torch,textattack", {"lexicon": LEXICON},
+               "--nlp-attack-dataset", "sst2", "-m", "fairness", "-n", workers)
+    out = run.stdout + run.stderr
+    assert run.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out[-3000:]
+    assert "[attacks] extra" not in out, out[-3000:]
+    results = json.loads((tmp_path / "repo" / "reports" / "results.json").read_text())
+    assert len(results["records"]) == 4, out[-3000:]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.function_repo import function_repo, run_repo
 from fixtures.gate_run import GateRun, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
 SELECT = ["-m", "fairness and not native", "--nlp-sample", "20", "--nlp-prediction-cache", "off"]
@@ -96,3 +97,21 @@ def test_a_full_disk_under_the_reports_folder(run_gate: RunGate, full_disk: Path
     assert not list(full_disk.rglob("*.tmp"))
     # The earlier run's results and summary never stand in for this run's.
     assert not results.exists() and not (results.parent / "summary.html").exists()
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_native_items_run_where_their_case_files_cannot_be_written(tmp_path: Path,
+                                                                   workers: str) -> None:
+    # Issue 50, point 3: each native item wrote its cases under <reports>/cases and errored,
+    # one by one, when that folder could not be made.  Now the items run on their cases in
+    # memory, and the run says once, at its start, that the case files are not written.
+    repo = function_repo(tmp_path)
+    (repo / "run").write_text("not a folder\n")  # where run_repo puts results.json
+    run = run_repo(repo, "-n", workers, "--nlp-model", "sentiment=mymod:predict")
+    out = run.out
+    assert "1 passed" in out and " error" not in out, out[-3000:]
+    notes = [line for line in out.splitlines()
+             if line.startswith("nlp-gate: case files not written: ")]
+    assert len(notes) == 1, out[-3000:]
+    assert str(repo / "run" / "cases") in notes[0], notes
+    assert "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]

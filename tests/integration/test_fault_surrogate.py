@@ -8,10 +8,11 @@ the model's other tests run as before."""
 from __future__ import annotations
 
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
-from fixtures.function_repo import PLAIN_WORDS_TEST, function_repo, run_repo
+from fixtures.function_repo import PLAIN_WORDS_TEST, WORD_FUNCTION, function_repo, run_repo
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.predictor import LoadOptions, UnencodableInput
@@ -57,3 +58,48 @@ def test_the_engine_never_sends_such_text_to_a_model_or_the_cache() -> None:
         engine.predict_proba([("fine", "pair \udfff")])
     assert asked == []
     assert engine.predict_proba(["fine", "ünïcödé ✓"]).shape == (2, 2)
+
+
+# Issue 50, point 1: two models of the task, so that every native test also has a comparison
+# item.  The comparisons of the whole run are computed together (Benjamini-Hochberg needs all
+# of them): the first one used to predict every selected comparison's cases in one batch, the
+# odd test's too, and the engine refused that batch, failing the clean tests' comparisons.
+TWO_FUNCTIONS = WORD_FUNCTION + '''
+
+def predict_soft(texts):
+    return [[0.2, 0.8] if row[1] > 0.5 else [0.7, 0.3] for row in predict(texts)]
+'''
+
+# A second clean test: with the plain-words test, two clean native tests beside the odd one.
+PLAIN_MFT_TEST = PLAIN_WORDS_TEST.replace("test_plain_words", "test_plain_mft")
+
+
+def _outcomes(junit: Path) -> dict[str, str]:
+    """Item name -> passed, failed, error or skipped, from pytest's JUnit XML."""
+    outcomes = {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
+        outcomes[case.get("name", "")] = {"failure": "failed", "error": "error",
+                                          "skipped": "skipped"}.get(
+                                              kinds[0] if kinds else "", "passed")
+    return outcomes
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_lone_surrogate_changes_no_other_tests_comparison(tmp_path: Path, workers: str) -> None:
+    clean = {"test_words.py": PLAIN_WORDS_TEST, "test_mft.py": PLAIN_MFT_TEST}
+    runs = {}
+    for name, tests in (("alone", clean), ("beside", {**clean, "test_z_odd.py": ODD_TEXT_TEST})):
+        repo = function_repo(tmp_path / name, module=TWO_FUNCTIONS, tests=tests)
+        junit = tmp_path / f"{name}.xml"
+        run = run_repo(repo, "-n", workers, f"--junitxml={junit}",
+                       "--nlp-model", "sentiment=mymod:predict",
+                       "--nlp-model", "sentiment=mymod:predict_soft")
+        runs[name] = (run, _outcomes(junit))
+    (alone_run, alone), (beside_run, beside) = runs["alone"], runs["beside"]
+    assert any("-vs-" in name for name in alone), alone  # the clean tests have comparisons
+    odd = {name: outcome for name, outcome in beside.items() if name.startswith("test_odd_text")}
+    assert {name: beside[name] for name in alone} == alone, beside_run.out[-4000:]
+    assert odd and set(odd.values()) == {"error"}, odd
+    out = beside_run.out
+    assert "UnencodableInput" not in out and "Traceback" not in out, out[-4000:]

@@ -390,3 +390,37 @@ def test_harness_digest_changes_with_the_harness_code(tmp_path: Path,
         monkeypatch.undo()
         checklist_run.harness_digest.cache_clear()
     assert checklist_run.harness_digest() == before
+
+
+def _tiny_checkpoint(folder: Path, positions: int) -> Path:
+    """A one-layer BERT sentiment classifier with ``positions`` positions, made here (no zoo)."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS[:12]]
+    folder.mkdir(parents=True)
+    (folder / "vocab.txt").write_text("\n".join(words) + "\n")
+    BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    config = BertConfig(vocab_size=len(words), hidden_size=8, num_hidden_layers=1,
+                        num_attention_heads=1, intermediate_size=8,
+                        max_position_embeddings=positions,
+                        id2label={0: "negative", 1: "positive"},
+                        label2id={"negative": 0, "positive": 1})
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+def test_a_run_answered_from_the_cache_reports_the_models_max_length(tmp_path: Path) -> None:
+    # Issue 50, point 5: results.json's engine max_length said the option's 128 for a process
+    # whose every answer came from the cache (no forward pass narrowed it to the model's 32).
+    from nlp_gate.config.profiles import cli_profile
+
+    location = _tiny_checkpoint(tmp_path / "tiny", positions=32)
+    spec = cli_profile([f"sentiment[negative,positive]={location}"], lambda _: None).models[0]
+    cache = tmp_path / "predictions.sqlite"
+    first = load_classifier(spec, str(location), LoadOptions(cache=cache))
+    first.predict_proba(INPUTS)
+    assert first.forward_count == len(INPUTS) and first.max_length == 32
+    again = load_classifier(spec, str(location), LoadOptions(cache=cache))
+    again.predict_proba(INPUTS)
+    assert (again.forward_count, again.loaded) == (0, False)  # answered from the cache alone
+    assert again.max_length == 32

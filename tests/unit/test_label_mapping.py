@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
+from nlp_gate.kinds.checklist import run as checklist_run
 from nlp_gate.kinds.checklist.run import NEUTRAL_MARGIN, binary_to_three_class
 
 SPEC = load_profile("paper").get("sst2", "bert")
@@ -64,3 +67,14 @@ def test_band_edges_read_as_checklists_readme_reads_them() -> None:
     assert preds.tolist() == [0, 0, 1, 0, 2]
     assert confs[1].tolist() == [0, 0, 0]
     assert confs[0].tolist() == [1 - 1 / 3, 0, 1 / 3]
+
+
+def test_the_comment_on_the_band_says_what_the_code_does() -> None:
+    # Issue 50, point 7: the comment above NEUTRAL_MARGIN said the closed band [1/3, 2/3] was
+    # neutral, while both edges read as negative (the test above).
+    source = Path(checklist_run.__file__).read_text()
+    comment = source.split("\nNEUTRAL_MARGIN =")[0].rsplit("\n\n", 1)[-1]
+    preds, _ = binary_to_three_class(np.array([1 / 3, 2 / 3]))
+    assert preds.tolist() == [0, 0]
+    assert "[1/3, 2/3]" not in comment, comment
+    assert "(1/3, 2/3)" in comment and "negative" in comment, comment

@@ -238,7 +238,10 @@ def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | Non
         return [label.strip() for label in given.split(",")]
     if checkpoint is None:  # a function returns the task's classes in their order
         return list(task.classes)
-    names = read_labels(checkpoint)
+    try:
+        names = read_labels(checkpoint)
+    except OSError as exc:  # found, but cannot be had here (the hub unreachable): say that
+        raise ProfileError(f"--nlp-model {entry!r}: cannot load it: {exc}") from None
     if names is None:
         raise ProfileError(
             f"--nlp-model {entry!r}: cannot read the checkpoint's config (not a directory "

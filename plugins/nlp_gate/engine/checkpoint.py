@@ -10,6 +10,7 @@ loads what passed here and predicts.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import re
@@ -46,10 +47,61 @@ def checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, An
         raw: dict[str, Any] = json.loads(path.read_text())
         if raw.get("id2label"):
             return raw, None
+    # A hub id: from the local cache alone when the hub cannot be asked (HubUnreachable when
+    # it holds nothing), so that no lookup waits through huggingface_hub's retries.
+    cached_only = not Path(location).is_dir() and hub_access(location, revision) == "cached"
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False)
+    config = AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False,
+                                        local_files_only=cached_only)
     return config.to_dict(), getattr(config, "_commit_hash", None)
+
+
+class HubUnreachable(OSError):
+    """A hub id that neither the local Hugging Face cache nor the hub can give; the message
+    says the one thing that helps."""
+
+
+# How long the one probe of the hub may take: huggingface_hub's own metadata timeout.
+HUB_PROBE_TIMEOUT = 10.0
+
+
+@functools.lru_cache(maxsize=None)  # once per hub id and process: the hub does not come back
+def hub_access(repo_id: str, revision: str | None) -> str:
+    """How a hub id's config can be had here: "hub" (reachable) or "cached" (the local
+    Hugging Face cache holds it and the hub cannot, or may not, be asked); raises
+    ``HubUnreachable`` when neither.
+
+    Asked once, fast: with ``HF_HUB_OFFLINE`` set the hub is not asked at all; else one HEAD
+    request with no retry (huggingface_hub retries a failed lookup five times, about 23 s,
+    printing each failure) tells whether it answers."""
+    from huggingface_hub import constants, hf_hub_url, try_to_load_from_cache
+    from huggingface_hub.utils import get_session
+
+    cached = isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str)
+    fetch = (f"with hub access, fetch it once into the cache (`huggingface-cli download "
+             f"{repo_id}`), then runs need no hub; or give a checkpoint directory instead")
+    if constants.HF_HUB_OFFLINE:
+        if cached:
+            return "cached"
+        raise HubUnreachable(f"{repo_id} is not in the local Hugging Face cache "
+                             f"({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is set, so the hub "
+                             f"is not asked: {fetch}")
+    try:
+        answer = get_session().head(hf_hub_url(repo_id, "config.json", revision=revision),
+                                    timeout=HUB_PROBE_TIMEOUT, allow_redirects=False)
+    except Exception as exc:  # any failure to connect: DNS, refused, time-out, proxy, TLS
+        if cached:
+            return "cached"
+        raise HubUnreachable(f"{repo_id} is not in the local Hugging Face cache "
+                             f"({constants.HF_HUB_CACHE}) and the hub ({constants.ENDPOINT}) "
+                             f"cannot be reached ({type(exc).__name__}): {fetch}") from None
+    if answer.status_code in (401, 403, 404) and not cached:
+        raise HubUnreachable(f"{repo_id}: the hub has no config.json for it that this machine "
+                             f"may read (HTTP {answer.status_code}): check the id (and "
+                             "revision), or log in (`huggingface-cli login`) for a gated or "
+                             "private model")
+    return "hub"
 
 
 def checkpoint_label_names(location: str) -> list[str] | None:
@@ -57,6 +109,8 @@ def checkpoint_label_names(location: str) -> list[str] | None:
     config cannot be read (no such directory, the hub unreachable)."""
     try:
         config, _ = checkpoint_config(location, None)
+    except HubUnreachable:
+        raise  # labels would not help: the weights are just as unreachable
     except (OSError, ValueError):
         return None
     id2label = config.get("id2label") or {}
@@ -187,6 +241,9 @@ def unreachable_error(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadErr
             + "\n  A pickle-format checkpoint (pytorch_model.bin) is read with torch's "
             "weights-only unpickler, which refuses anything but tensors and plain containers; "
             "re-save the model with save_pretrained() (safetensors).")
+    if isinstance(exc, HubUnreachable):  # its message says already what helps
+        return ModelLoadError(f"cannot load {where}: {exc}; or test the embedded offline zoo "
+                              "instead: `--nlp-profile tiny`")
     return ModelLoadError(
         f"cannot load {where}: {exc}\n"
         "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "

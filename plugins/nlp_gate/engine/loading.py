@@ -106,6 +106,11 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
                             encodings=encodings, exported=exported if onnx else None,
                             inputs=inputs)
+    # The length inputs are cut to, from the config now: a process answered from the cache
+    # alone runs no forward pass, which would otherwise narrow it to the position table.
+    positions = config.get("max_position_embeddings")
+    if isinstance(positions, int) and positions > 0:
+        classifier.max_length = min(options.max_length, positions)
     if cache is None or not cache.knows(fp):
         classifier.load()
     return classifier

@@ -250,8 +250,13 @@ class ComparisonKind(ItemKind[ComparisonCase]):
     def run(self, case: ComparisonCase, models: Models) -> Verdict:
         """This item's comparison; the first item computes every selected one (BH)."""
         if case.id not in self._done:
+            # A comparison whose test cannot run (a case no model may be asked about: a
+            # lone surrogate) errors in its own setup (``prepare``); left out here, it
+            # neither poisons the batched prefetch of the others nor joins their BH family,
+            # so the other tests' comparisons are judged as in a run without it.
             selected = [c for c in self.context.selected[self.name]
-                        if isinstance(c, ComparisonCase)]
+                        if isinstance(c, ComparisonCase)
+                        and self.source(c).test_problem(c.info) is None]
             self._compare_all(selected if case in selected else [*selected, case], models)
         done = self._done[case.id]
         if done.record.passed is None:  # no evidence either way: say so, don't gate

@@ -28,7 +28,7 @@ from nlp_gate.kinds.checklist.gates import ChecklistGates, universe
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
 from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
 from nlp_gate.kinds.context import KindContext
-from nlp_gate.native.cases import write_cases
+from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import CHECKLIST
@@ -189,10 +189,17 @@ class NativeKind(ChecklistTestKind[NativeCase]):
         if key not in self._written:
             self._written.add(key)
             d = self.definitions[key]
-            write_cases(self.context.options.results.parent / "cases" / d.suite / f"{d.name}.jsonl",
-                        {"suite": d.suite, "test": d.name, "capability": d.capability,
-                         "type": d.type, "task": d.task, "seed": self.context.options.seed,
-                         "source": self.relative(d.cases_file or d.module_file)}, test)
+            try:
+                write_cases(cases_folder(self.context.options.results) / d.suite
+                            / f"{d.name}.jsonl",
+                            {"suite": d.suite, "test": d.name, "capability": d.capability,
+                             "type": d.type, "task": d.task, "seed": self.context.options.seed,
+                             "source": self.relative(d.cases_file or d.module_file)}, test)
+            except OSError:
+                # The case file is for review, not for the verdict: the test runs on its
+                # cases in memory.  The run's header says once that none is written
+                # (``Session.report_header``), rather than every native item erroring.
+                pass
         return test
 
     def relative(self, path: Path) -> str:

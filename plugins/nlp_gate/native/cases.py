@@ -34,8 +34,30 @@ def write_cases(path: Path, header: dict[str, Any], test: Any) -> None:
               for d, lab, m in zip(test.data, labels, meta)]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    tmp.replace(path)
+    try:
+        tmp.write_text("\n".join(lines) + "\n")
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a full disk: no half file left behind
+        raise
+
+
+def cases_folder(results: Path) -> Path:
+    """Where a run writes its native tests' cases for review: beside its results.json."""
+    return results.parent / "cases"
+
+
+def unwritable_folder(folder: Path) -> str | None:
+    """Why files cannot be written under ``folder`` (made if need be), else None; asked
+    without making anything, so that a run with no native test leaves no empty folder."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None
 
 
 def read_cases(path: Path) -> tuple[list[Any], Any, list[Any] | None]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from argparse import Namespace
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from nlp_gate import extras
-from nlp_gate.config import ConfigurationError, at_least
+from nlp_gate.config import at_least
 from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
@@ -135,11 +135,18 @@ class AttackKind(ItemKind[AttackCase]):
         return attack_cases(registry(), self.context.profile, datasets)
 
     def unavailable(self) -> Exception | None:
-        # TextAttack names the recipes: without it there are no attack items to select
-        # from, so a run whose test modules ask for them stops at start, before any worker.
+        # Without TextAttack (no [attacks] extra) the items are not made, but whether the run
+        # needs them is for the selection to say (``params_for``): -m 'not adversarial' runs.
+        return None
+
+    def params_for(self, function: Callable[..., Any]) -> list[Any]:
         datasets = self.datasets()
-        message = extras.refusal([extras.attack_need(datasets)]) if datasets else None
-        return ConfigurationError(message) if message else None
+        if datasets and not extras.ATTACKS.available:
+            # TextAttack names the recipes: without it one item stands for them all, with
+            # their marker, and a selection that keeps it is refused once before any item runs.
+            return [pytest.param(extras.Unmade(extras.attack_need(datasets)),
+                                 id="textattack-missing", marks=[pytest.mark.adversarial])]
+        return super().params_for(function)
 
     def labels(self, case: AttackCase) -> Labels:
         recipe = case.recipe

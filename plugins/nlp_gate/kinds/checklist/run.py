@@ -21,7 +21,9 @@ from nlp_gate.engine.predictor import Classifier
 PredictFn = Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]
 
 # CheckList's sentiment suite is 3-class (0 negative, 1 neutral, 2 positive).  For binary
-# models CheckList documents a neutral band: p(positive) in [1/3, 2/3] counts as neutral.
+# models CheckList documents a neutral band: p(positive) in the open band (1/3, 2/3) counts
+# as neutral; the two edges themselves read as negative, as in CheckList's own snippet
+# (``binary_to_three_class``).
 NEUTRAL_MARGIN = 1 / 3
 
 
