@@ -28,6 +28,6 @@ fi
 "$VENV/bin/python" -m pip list --disable-pip-version-check 2>/dev/null \
   | grep -iE "^(torch|transformers|datasets|textattack|pytest|pytest-xdist|hypothesis|numpy|checklist-pattern) " \
   | sed 's/^/test_lowest: /'
-# Other library versions make another zoo: never let a test here replace the shared one.
+# A zoo folder of its own: a test here that trains or damages one never touches the shared one.
 export NLP_GATE_ZOO_DIR=$PWD/$VENV/zoo
 exec "$VENV/bin/python" -m pytest tests/unit -n 2 -p no:cacheprovider "$@"
