@@ -34,6 +34,7 @@ from nlp_gate.config.paths import zoo_dir
 from nlp_gate.zoo import embedded
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
+from nlp_gate.zoo.folders import remove_leftovers, swap_into_place
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe_hash
 
 ZOO_DIR_ENV = "NLP_GATE_ZOO_DIR"
@@ -140,23 +141,6 @@ def build_locked(root: Path, expected: str, build: Callable[[Path], ZooCard],
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return card
-
-
-def remove_leftovers(root: Path) -> None:
-    """Temp dirs of builds that crashed (we hold the lock, so none is live)."""
-    for pattern in (f".{root.name}.build-*", f".{root.name}.old-*"):
-        for path in root.parent.glob(pattern):
-            shutil.rmtree(path, ignore_errors=True)
-
-
-def swap_into_place(tmp: Path, root: Path) -> None:
-    # rename() cannot replace a non-empty directory, so move the old zoo
-    # aside first; the window without a root only sends readers to the lock.
-    old = root.parent / f".{root.name}.old-{os.getpid()}"
-    if root.exists():
-        root.rename(old)
-    tmp.rename(root)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def default_jobs(recipe: Recipe) -> int:

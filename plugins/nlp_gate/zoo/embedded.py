@@ -114,7 +114,7 @@ def install(part: str, target: Path, lock: Path) -> bool:
     when it copied.  Under ``lock``, into a private folder renamed into place: a concurrent
     process waits and then finds it installed, and no reader sees half of it.  Whatever else
     was at ``target`` (a damaged copy, a zoo trained on this machine) is replaced."""
-    from nlp_gate.zoo.build import remove_leftovers, swap_into_place
+    from nlp_gate.zoo.folders import remove_leftovers, swap_into_place
 
     files = _part(part)  # verifies the shipped files first: a damaged one is never copied
     if holds(target, part):

@@ -110,7 +110,7 @@ def ensure(target: Path, recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str,
 def build(target: Path, recipe: MaskedLMRecipe = MaskedLMRecipe()) -> dict[str, Any]:
     """The stand-in trained at ``target`` from the zoo's recipe, unless a current one of
     ``recipe`` is there."""
-    from nlp_gate.zoo.build import remove_leftovers, swap_into_place
+    from nlp_gate.zoo.folders import remove_leftovers, swap_into_place
     from nlp_gate.zoo.recipe import DEFAULT_RECIPE
     from nlp_gate.zoo.recipe import recipe_hash as zoo_recipe_hash
 
