@@ -13,8 +13,8 @@ setting is answered from another's probabilities):
 
 and prints, per setting: pytest's exit status, the verdict line, gate misses, the largest
 |p - p_native| over every input both computed, and the CheckList records whose failed count
-differs from the native run's.  Each run writes the repository's reports/ as the main job does
-(the last setting's stay).
+differs from the native run's.  Each run's results.json and reports go to a temporary folder
+(the repository's reports/ are left alone).
 
     .venv/bin/python benchmarks/bench_kernels.py                      # the main job's items
     .venv/bin/python benchmarks/bench_kernels.py -m checklist --sample 50

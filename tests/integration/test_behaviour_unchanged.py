@@ -1,6 +1,10 @@
 """A redesign changes no verdict: the behavioral suite's item ids and its CheckList outcomes are
 those recorded before the redesign of issue #30 (``tests/data``, written from the commit
-before it on the built zoo).
+before it on the zoo that is now shipped: ``nlp_gate/zoo/weights``).
+
+The outcomes are pinned on the shipped weights, not on a build of this machine's, so they
+hold on any CPU: the same weights under other inference kernels change no CheckList outcome
+(``benchmarks/bench_kernels.py``, docs/measurements/portability.md).
 
 Both are run as a user runs them, in a subprocess on this repository: the ids from
 ``pytest --co`` over ``tests_behavioral``, the outcomes from ``-m checklist`` with a seeded
