@@ -14,6 +14,7 @@ from typing import Any
 
 
 from nlp_gate.config import ConfigurationError, read_yaml
+from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -207,9 +208,10 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
             raise ProfileError(f"--nlp-model {entry!r}: unknown task {match['task']!r}; valid "
                                f"tasks: {', '.join(tasks)} ({path})")
         source, revision = _cli_source(match["source"])
-        function = FUNCTION.fullmatch(source) and not Path(source).exists()
-        name = (source.rpartition(":")[2] if function
-                else Path(source.rstrip("/")).name or source)
+        function = (FUNCTION.fullmatch(source) and not Path(source).exists()
+                    and not is_registry_source(source))
+        name = (source.rpartition(":")[2] if function else registry_name(source)
+                if is_registry_source(source) else Path(source.rstrip("/")).name or source)
         taken, base, n = {m.name for m in models if m.dataset == task.name}, name, 1
         while name in taken:  # two checkpoints both called "bert": bert, bert-2
             n += 1
@@ -226,10 +228,18 @@ def _cli_source(given: str) -> tuple[str, str | None]:
     """``SOURCE[@REV]`` of ``--nlp-model``: REV is a function's declared fingerprint or a hub
     id's revision, as the models file's ``fingerprint`` / ``revision`` keys.  An existing path
     is a directory whole, '@' included (hub ids and module names have no '@')."""
-    if Path(given).exists() or "@" not in given:
+    if Path(given).exists() or "@" not in given or is_registry_source(given):  # @ALIAS
         return given, None
     source, _, revision = given.rpartition("@")
     return source, revision or None
+
+
+def registry_name(source: str) -> str:
+    """A registry URI's report column name (``sst2-bert-champion``), or a usage error."""
+    try:
+        return parse(source).model_name
+    except RegistryUriError as exc:
+        raise ProfileError(f"--nlp-model: model source {exc}") from None
 
 
 def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | None,
