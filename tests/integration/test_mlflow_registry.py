@@ -123,3 +123,15 @@ def one_error(run: GateRun) -> str:
     errors = [line for line in err.splitlines() if line.startswith("ERROR:")]
     assert len(errors) == 1 and "Traceback" not in err, err[-2000:]
     return errors[0]
+
+
+def test_xdist_workers_gate_the_version_the_controller_resolved(
+        run_gate: RunGate, registry_env: LocalRegistry) -> None:
+    run = run_gate("--nlp-model", "sentiment=models:/sst2-bert@champion",
+                   "--nlp-model", "sentiment=models:/sst2-bert@challenger", *ARGS, workers=2)
+    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), \
+        run.result.stdout.str()[-3000:]
+    versions = {m["model"]: m["registry"]["version"] for m in run.json["run"]["models"]}
+    assert versions == {"sst2-bert-champion": "1", "sst2-bert-challenger": "2"}
+    assert {e["model"] for e in run.json["engine"]} == set(versions)
+    assert {e["fingerprint_source"] for e in run.json["engine"]} == {"registry"}

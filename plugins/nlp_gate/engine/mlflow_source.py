@@ -52,6 +52,8 @@ from nlp_gate.engine.rows import InputIndex
 __all__ = ["Registry", "Resolved", "is_registry_source"]
 
 TRANSFORMERS = "transformers"
+# uri -> the version (or run artifact) the controller resolved it to, for its xdist workers.
+PINNED = "NLP_GATE_MLFLOW_PINNED"
 PYFUNC = "pyfunc"
 
 
@@ -184,16 +186,23 @@ class Registry:
         from mlflow.exceptions import MlflowException
 
         registry = mlflow.get_registry_uri()  # what the message names when unreachable
+        # An xdist worker takes the version the controller resolved (``PINNED``), so an alias
+        # that moves while the run starts still names one version for the whole run.
+        worker = "PYTEST_XDIST_WORKER" in os.environ
+        pinned = json.loads(os.environ.get(PINNED, "{}")).get(uri) if worker else None
         try:
             with _quiet():
-                name, version, run_id, model_id, artifact_uri = _lookup(mlflow.MlflowClient(),
-                                                                        parsed)
+                name, version, run_id, model_id, artifact_uri = _lookup(
+                    mlflow.MlflowClient(), parse(pinned) if pinned else parsed)
         except MlflowException as exc:
             raise RegistryError(_registry_message(uri, registry, exc)) from None
         except Exception as exc:  # a store that cannot be opened (a bad sqlite path, ...)
             raise RegistryError(f"model source {uri}: the MLflow registry {registry} cannot be "
                                 f"reached: {type(exc).__name__}: {_first_line(exc)}") from None
         alias = parsed.alias
+        if not worker:  # the workers xdist starts after this inherit the environment
+            os.environ[PINNED] = json.dumps({**json.loads(os.environ.get(PINNED, "{}")),
+                                             uri: artifact_uri})
         key = hashlib.sha256(json.dumps([name, version, run_id, model_id, artifact_uri])
                              .encode()).hexdigest()[:16]
         folder = self._download(uri, artifact_uri, key)
