@@ -23,6 +23,7 @@ from typing import Any
 
 from nlp_gate.config import ConfigurationError
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.endpoint_url import PREFIXES as ENDPOINT_PREFIXES
 from nlp_gate.config.registry_uri import PREFIXES as REGISTRY_PREFIXES
 
 DISTRIBUTION = "nlp-gate"
@@ -117,7 +118,8 @@ def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Nee
     ``module:function`` nothing."""
     models = list(dict.fromkeys(models))
     zoo = [m for m in models if m.is_zoo]
-    checkpoints = [m for m in models if not m.is_zoo and not m.function]
+    checkpoints = [m for m in models if not m.is_zoo and not m.function
+                   and not m.source.startswith(ENDPOINT_PREFIXES)]  # served: nothing to load
     needs = []
     if zoo:
         needs.append(Need(ZOO, _models(zoo, "a checkpoint of the embedded zoo",

@@ -25,7 +25,9 @@ from nlp_gate.config.profiles import (
 )
 from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.endpoint_url import is_endpoint_source
 from nlp_gate.config.registry_uri import is_registry_source
+from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.function_model import load_function_classifier, preflight_function
@@ -66,6 +68,7 @@ class Session:
         self.collection_problems: list[str] = []
         # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
         self.trusted_registry_code = tuple(getattr(option, "nlp_trust_registry_code", ()))
+        self.endpoint_timeout = float(getattr(option, "nlp_endpoint_timeout", 30))
 
     def kind(self, name: str) -> ItemKind[Any]:
         """The run's instance of the registered kind ``name``, as the interface: how kinds
@@ -109,6 +112,8 @@ class Session:
         problems = [p for m in self.profile.models if not m.is_zoo
                     for p in [preflight_function(m, self.function_search) if m.function
                               else self.registry.preflight(m) if is_registry_source(m.source)
+                              else preflight_endpoint(m, self.endpoint_timeout)
+                              if is_endpoint_source(m.source)
                               else preflight(m, self.location(m))] if p]
         if problems:
             # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
@@ -178,7 +183,9 @@ class Session:
                         s, self.options.load, self.function_search, self.inputs
                     ) if s.function else self.registry.load(
                         s, self.options.load, worker_index(), self.encodings, self.inputs
-                    ) if is_registry_source(s.source) else load_classifier(
+                    ) if is_registry_source(s.source) else load_endpoint_classifier(
+                        s, self.options.load, self.endpoint_timeout, self.inputs
+                    ) if is_endpoint_source(s.source) else load_classifier(
                         s, self.location(s), self.options.load, worker_index(), self.encodings,
                         self.inputs)
                 except ModelLoadError as exc:
@@ -212,6 +219,8 @@ class Session:
     def location(self, spec: ModelSpec) -> str:
         if is_registry_source(spec.source):
             return self.registry.resolve(spec.source).location
+        if is_endpoint_source(spec.source):  # never loaded from disk: its URL, as shown
+            return Endpoint(spec.source).shown
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
 
     @cached_property
