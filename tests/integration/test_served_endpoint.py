@@ -22,6 +22,7 @@ import pytest
 
 from fixtures.endpoint_server import Behaviour, serve
 from fixtures.gate_run import REPO, GateRun, RunGate
+from fixtures.mlflow_registry import mlflow_registry  # noqa: F401
 
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 FUNCTION = "sentiment=fixtures.lexicon_model:predict_proba"
@@ -109,3 +110,53 @@ def test_start_up_stops_on_an_unreachable_endpoint_credentials_and_scores(
     with serve(Behaviour(scores=True)) as url:
         scores = one_error(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
     assert "returned rows that are not probabilities" in scores
+
+
+@pytest.fixture
+def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``mlflow models serve`` of the registry's pyfunc ``models:/sst2-lexicon/1`` (MLflow's
+    own scoring server, uvicorn) on a free port: its /invocations URL and its access log."""
+    pytest.importorskip("mlflow")
+    registry = request.getfixturevalue("mlflow_registry")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "MLFLOW_TRACKING_URI": registry.tracking_uri,
+           # uvicorn is started by name from PATH; the pickled model imports fixtures.
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(REPO)}
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mlflow", "models", "serve", "-m", "models:/sst2-lexicon/1",
+             "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        for _ in range(600):  # readiness, not a timed assertion: up to 2 minutes to start
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/ping", timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, log.read_text()[-2000:]
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/invocations", log
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request_per_batch(
+        run_gate: RunGate, own_cache: None, mlflow_served: tuple[str, Path]) -> None:
+    url, log = mlflow_served
+
+    def posts() -> int:
+        return log.read_text().count('"POST /invocations')
+
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
+                          *ARGS))
+    cold_posts = posts()
+    warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
+    unique = cold.json["engine"][0]["unique_inputs"]
+    assert cold_posts == math.ceil(unique / 16) and unique > 16
+    assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
+    assert rates(cold) == rates(gated(run_gate("--nlp-model", FUNCTION, *ARGS))) == rates(warm)
