@@ -218,7 +218,10 @@ class Session:
 
     def location(self, spec: ModelSpec) -> str:
         if is_registry_source(spec.source):
-            return self.registry.resolve(spec.source).location
+            # Its download once resolved; before that (a run refused at start, whose report
+            # names it) the URI: a report never resolves it, nor needs [mlflow] for it.
+            resolved = self.registry.resolved(spec.source)
+            return resolved.location if resolved is not None else spec.source
         if is_endpoint_source(spec.source):  # never loaded from disk: its URL, as shown
             return Endpoint(spec.source).shown
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source

@@ -115,3 +115,23 @@ def test_a_hub_evaluation_set_without_datasets_is_refused_unless_deselected(
     else:
         assert run.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out[-3000:]
         assert message not in out
+
+
+@pytest.mark.parametrize("named", ["models file", "--nlp-model"])
+def test_a_registry_uri_without_mlflow_stops_the_run_at_start(tmp_path: Path,
+                                                              named: str) -> None:
+    """Checked before MLflow's client is asked anything: without the [mlflow] extra, one
+    message, exit 4 (the registry itself is never reached: none is configured)."""
+    uri = "models:/sst2-bert@champion"
+    if named == "models file":
+        run = _run(tmp_path, "mlflow", {"champion": {"id": uri, "labels": LABELS}})
+        what = "model sst2/champion is an MLflow model URI"
+    else:
+        run = _run(tmp_path, "mlflow", {"lexicon": LEXICON}, "--nlp-model", f"sentiment={uri}")
+        what = f"model source {uri} is an MLflow model URI"
+    out = run.stdout + run.stderr
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
+    message = (f"nlp-gate: {what}, which needs the [mlflow] extra: pip install "
+               "'nlp-gate[mlflow]' (missing: mlflow)")
+    assert out.count(message) == 1, out[-3000:]
+    assert "Traceback" not in out

@@ -160,3 +160,17 @@ def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request
     assert cold_posts == math.ceil(unique / 16) and unique > 16
     assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
     assert rates(cold) == rates(gated(run_gate("--nlp-model", FUNCTION, *ARGS))) == rates(warm)
+
+
+def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
+        run_gate: RunGate, own_cache: None) -> None:
+    with serve(Behaviour(version="2026-11-28")) as url:
+        headed = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
+    assert [r.json["engine"][0]["fingerprint_source"] for r in headed] == ["endpoint"] * 2
+    assert headed[1].json["engine"][0]["forward_passes"] == 0  # cached under the header
+    with serve(Behaviour()) as url:
+        plain = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
+    assert [r.json["engine"][0]["fingerprint_source"] for r in plain] == ["none"] * 2
+    assert plain[1].json["engine"][0]["forward_passes"] > 0  # memoised for its run only
+    assert plain[0].json["engine"][0]["fingerprint"] != headed[0].json["engine"][0][
+        "fingerprint"]

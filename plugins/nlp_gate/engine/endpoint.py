@@ -166,9 +166,10 @@ class EndpointClassifier(FunctionClassifier):
                  inputs: InputIndex | None) -> None:
         super().__init__(spec, endpoint.predict, options, None, inputs)
         self.endpoint = endpoint
+        # The URL in it even without a version: two unversioned endpoints are two models.
+        self.fingerprint = hashlib.sha256(json.dumps(
+            ["endpoint", endpoint.shown, version, list(spec.labels)]).encode()).hexdigest()
         if version is not None:
-            self.fingerprint = hashlib.sha256(json.dumps(
-                ["endpoint", endpoint.shown, version, list(spec.labels)]).encode()).hexdigest()
             self.cache = cache
             self.fingerprint_source = "declared" if spec.revision else "endpoint"
 
