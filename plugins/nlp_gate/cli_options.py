@@ -59,6 +59,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="run on this model, no models file needed (repeatable; two models of "
                          "a task are compared): a hub id, a checkpoint directory or "
                          "module:function; TASK[label,...]=... gives the output labels")
+    group.addoption("--nlp-trust-registry-code", action="append", default=[], metavar="NAME",
+                    help="let this MLflow pyfunc model run the code pickled into the registry "
+                         "(repeatable): a registered model's name, its models:/ URI or a run "
+                         "id; a transformers flavor loads weights only and needs no consent")
+    group.addoption("--nlp-endpoint-timeout", type=at_least(1), default=30, metavar="SECONDS",
+                    help="how long one request to a served endpoint (an http(s):// model) may "
+                         "take before it is retried (default: 30)")
     group.addoption("--nlp-shard", type=_shard, default=None, metavar="K/N",
                     help="run the K-th of N disjoint parts of the selected items, split by "
                          "dataset and balanced by cost (merge: python -m nlp_gate.report merge)")

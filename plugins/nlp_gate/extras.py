@@ -23,6 +23,8 @@ from typing import Any
 
 from nlp_gate.config import ConfigurationError
 from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.endpoint_url import PREFIXES as ENDPOINT_PREFIXES
+from nlp_gate.config.registry_uri import PREFIXES as REGISTRY_PREFIXES
 
 DISTRIBUTION = "nlp-gate"
 
@@ -57,8 +59,10 @@ HUB_DATASETS = Feature("hub evaluation sets", "hf", ("datasets",))
 ATTACKS = Feature("TextAttack recipes", "attacks", ("textattack",))
 ALLURE = Feature("Allure labels", "allure", ("allure", "allure_pytest"))
 ONNX = Feature("the ONNX Runtime backend", "onnx", ("onnxruntime", "onnx", "onnxscript"))
+# MLflow model URIs (models:/..., runs:/...) resolved with MLflow's own client.
+MLFLOW = Feature("MLflow model URIs", "mlflow", ("mlflow",))
 
-FEATURES = (CHECKPOINTS, ZOO, HUB_DATASETS, ATTACKS, ALLURE, ONNX)
+FEATURES = (CHECKPOINTS, ZOO, HUB_DATASETS, ATTACKS, ALLURE, ONNX, MLFLOW)
 
 
 def installed_module(name: str) -> bool:
@@ -114,7 +118,8 @@ def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Nee
     ``module:function`` nothing."""
     models = list(dict.fromkeys(models))
     zoo = [m for m in models if m.is_zoo]
-    checkpoints = [m for m in models if not m.is_zoo and not m.function]
+    checkpoints = [m for m in models if not m.is_zoo and not m.function
+                   and not m.source.startswith(ENDPOINT_PREFIXES)]  # served: nothing to load
     needs = []
     if zoo:
         needs.append(Need(ZOO, _models(zoo, "a checkpoint of the embedded zoo",
@@ -123,6 +128,10 @@ def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Nee
         needs.append(Need(CHECKPOINTS, _models(checkpoints, "a checkpoint", "checkpoints")))
     if backend == "onnx" and (zoo or checkpoints):
         needs.append(Need(ONNX, "--nlp-backend onnx runs the checkpoints with ONNX Runtime"))
+    registry = [m for m in checkpoints if m.source.startswith(REGISTRY_PREFIXES)]
+    if registry:  # resolved first: only then is its flavor (checkpoint or pyfunc) known
+        needs.insert(0, Need(MLFLOW, _models(registry, "an MLflow model URI",
+                                             "MLflow model URIs")))
     return needs
 
 

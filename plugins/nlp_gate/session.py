@@ -23,7 +23,11 @@ from nlp_gate.config.profiles import (
     cli_profile,
     load_profile,
 )
+from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.endpoint_url import is_endpoint_source
+from nlp_gate.config.registry_uri import is_registry_source
+from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.function_model import load_function_classifier, preflight_function
@@ -63,6 +67,9 @@ class Session:
         self.configuration_problem: str | None = None
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
+        # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
+        self.trusted_registry_code = tuple(getattr(option, "nlp_trust_registry_code", ()))
+        self.endpoint_timeout = float(getattr(option, "nlp_endpoint_timeout", 30))
 
     def kind(self, name: str) -> ItemKind[Any]:
         """The run's instance of the registered kind ``name``, as the interface: how kinds
@@ -73,7 +80,7 @@ class Session:
     @cached_property
     def profile(self) -> Profile:
         if self.options.cli_models:  # the one-line start: no models file needed
-            return cli_profile(self.options.cli_models, checkpoint_label_names,
+            return cli_profile(self.options.cli_models, self.label_names,
                                self.options.models_file)
         return load_profile(self.options.profile, self.options.models_file)
 
@@ -105,6 +112,9 @@ class Session:
                 raise problem
         problems = [p for m in self.profile.models if not m.is_zoo
                     for p in [preflight_function(m, self.function_search) if m.function
+                              else self.registry.preflight(m) if is_registry_source(m.source)
+                              else preflight_endpoint(m, self.endpoint_timeout)
+                              if is_endpoint_source(m.source)
                               else preflight(m, self.location(m))] if p]
         if problems:
             # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
@@ -172,7 +182,11 @@ class Session:
                 try:
                     self.classifiers[s.key] = load_function_classifier(
                         s, self.options.load, self.function_search, self.inputs
-                    ) if s.function else load_classifier(
+                    ) if s.function else self.registry.load(
+                        s, self.options.load, worker_index(), self.encodings, self.inputs
+                    ) if is_registry_source(s.source) else load_endpoint_classifier(
+                        s, self.options.load, self.endpoint_timeout, self.inputs
+                    ) if is_endpoint_source(s.source) else load_classifier(
                         s, self.location(s), self.options.load, worker_index(), self.encodings,
                         self.inputs)
                 except ModelLoadError as exc:
@@ -204,7 +218,36 @@ class Session:
         return self._eval_sets[key]
 
     def location(self, spec: ModelSpec) -> str:
+        if is_registry_source(spec.source):
+            # Its download once resolved; before that (a run refused at start, whose report
+            # names it) the URI: a report never resolves it, nor needs [mlflow] for it.
+            resolved = self.registry.resolved(spec.source)
+            return resolved.location if resolved is not None else spec.source
+        if is_endpoint_source(spec.source):  # never loaded from disk: its URL, as shown
+            return Endpoint(spec.source).shown
         return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
+
+    @cached_property
+    def registry(self) -> Any:
+        """The run's MLflow model URIs, each resolved once (``engine.mlflow_source``; imported
+        here only when a model names one: it needs the [mlflow] extra)."""
+        from nlp_gate.engine.mlflow_source import Registry
+
+        return Registry(self.options.cache_dir, self.trusted_registry_code)
+
+    def label_names(self, source: str) -> list[str] | None:
+        """A ``--nlp-model`` checkpoint's label names; a registry URI's once resolved (its
+        [mlflow] extra asked for first: resolving needs it)."""
+        if not is_registry_source(source):
+            return checkpoint_label_names(source)
+        extras.require([extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model "
+                                                   "URI")])
+        names = self.registry.label_names(source)
+        if names is None:
+            raise ConfigurationError(
+                f"--nlp-model: {source} is an MLflow pyfunc model, whose outputs only you can "
+                f"name: give its labels in output order, --nlp-model 'TASK[label,...]={source}'")
+        return names
 
     def zoo_card(self) -> dict[str, Any] | None:
         """The zoo's ``zoo.json``, read once it exists (the header may come before the build)."""
@@ -372,7 +415,8 @@ class Session:
             "models": [
                 {"dataset": m.dataset, "model": m.name, "model_id": m.source,
                  "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
-                 "labels": list(m.labels), "location": self.location(m)}
+                 "labels": list(m.labels), "location": self.location(m),
+                 **self._registry_record(m)}
                 for m in self.profile.models
             ],
             "seed": self.options.seed,
@@ -391,6 +435,13 @@ class Session:
             "packages": package_versions(),
         })
         return run
+
+    def _registry_record(self, spec: ModelSpec) -> dict[str, Any]:
+        """results.json's ``registry``: what a registry URI resolved to in this run."""
+        if not is_registry_source(spec.source):
+            return {}
+        resolved = self.registry.resolved(spec.source)
+        return {"registry": resolved.record() if resolved is not None else None}
 
     def gates_applied(self) -> str:
         """Where the run's gates come from: the thresholds file and profile, or the built-in
@@ -422,6 +473,9 @@ class Session:
         for m in self.profile.models:
             rev = f"@{m.revision}" if m.revision else ""
             lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+            resolved = self.registry.resolved(m.source) if is_registry_source(m.source) else None
+            if resolved is not None:  # what the alias named when this run resolved it
+                lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
         cases = cases_folder(self.options.results)
         unwritable = unwritable_folder(cases)
         if unwritable is not None:  # said once here, not as an error of every native item

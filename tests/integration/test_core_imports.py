@@ -24,7 +24,8 @@ from fixtures.gate_run import REPO
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 # The extras' libraries; spaCy too: CheckList's notebook viewer imports it, and its thinc
 # imports torch whenever torch is installed (nlp_gate/checklist_viewer.py).
-EXTRAS_LIBRARIES = {"torch", "transformers", "textattack", "datasets", "flair", "spacy"}
+EXTRAS_LIBRARIES = {"torch", "transformers", "textattack", "datasets", "flair", "spacy",
+                    "mlflow"}
 
 # Every process of the run (the controller and each xdist worker) writes the names of the
 # modules it imported once it is done: pytest_unconfigure is its last hook.

@@ -141,3 +141,23 @@ def test_attack_items_deselected_by_m_need_no_textattack(tmp_path: Path, workers
     assert "[attacks] extra" not in out, out[-3000:]
     results = json.loads((tmp_path / "repo" / "reports" / "results.json").read_text())
     assert len(results["records"]) == 4, out[-3000:]
+
+
+@pytest.mark.parametrize("named", ["models file", "--nlp-model"])
+def test_a_registry_uri_without_mlflow_stops_the_run_at_start(tmp_path: Path,
+                                                              named: str) -> None:
+    """Checked before MLflow's client is asked anything: without the [mlflow] extra, one
+    message, exit 4 (the registry itself is never reached: none is configured)."""
+    uri = "models:/sst2-bert@champion"
+    if named == "models file":
+        run = _run(tmp_path, "mlflow", {"champion": {"id": uri, "labels": LABELS}})
+        what = "model sst2/champion is an MLflow model URI"
+    else:
+        run = _run(tmp_path, "mlflow", {"lexicon": LEXICON}, "--nlp-model", f"sentiment={uri}")
+        what = f"model source {uri} is an MLflow model URI"
+    out = run.stdout + run.stderr
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
+    message = (f"nlp-gate: {what}, which needs the [mlflow] extra: pip install "
+               "'nlp-gate[mlflow]' (missing: mlflow)")
+    assert out.count(message) == 1, out[-3000:]
+    assert "Traceback" not in out

@@ -13,6 +13,7 @@ import yaml
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
+from fixtures.mlflow_registry import mlflow_registry, registry_env  # noqa: F401
 
 ARGS = ("-m", "fairness and not native", "--nlp-sample", "10")
 
@@ -154,3 +155,22 @@ def test_pickle_weights_are_read_weights_only_and_a_hostile_one_never_runs(
     assert "cause: Trying to load unsupported GLOBAL posix.system" in out  # torch refused it
     assert "re-save the model with save_pretrained() (safetensors)" in out
     assert hostile.result.parseoutcomes().get("passed", 0) == 0
+
+
+def test_registry_uris_are_ids_of_a_models_file(run_gate: RunGate, tmp_path: Path,
+                                                request: pytest.FixtureRequest) -> None:
+    """An MLflow model URI as an entry's ``id`` (the real local registry of
+    ``fixtures.mlflow_registry``): resolved at start-up, its version recorded."""
+    pytest.importorskip("mlflow")
+    registry = request.getfixturevalue("registry_env")
+    labels = ["negative", "positive"]
+    path = _models_file(tmp_path, {
+        "champion": {"id": "models:/sst2-bert@champion", "labels": labels},
+        "challenger": {"id": "models:/sst2-bert@challenger", "labels": labels}})
+    run = run_gate("--nlp-models-file", str(path), "--nlp-thresholds", _thresholds(tmp_path),
+                   *ARGS)
+    assert {r["model"] for r in run.records} == {"champion", "challenger"}
+    resolved = {m["model"]: m["registry"] for m in run.json["run"]["models"]}
+    assert {name: (r["version"], r["run_id"]) for name, r in resolved.items()} == {
+        "champion": ("1", registry.versions["sst2-bert/1"]),
+        "challenger": ("2", registry.versions["sst2-bert/2"])}

@@ -7,6 +7,7 @@ This is the first stage of the data flow: config -> model fixture -> predictor -
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from typing import Any
 
 
 from nlp_gate.config import ConfigurationError, read_yaml
+from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
+from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -156,6 +159,11 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
                 "the function (the prediction cache reuses its answers across runs under it, "
                 "so change it whenever the predictions may change), or leave the key out to "
                 "memoise them for one run only")
+    if "id" in raw and is_endpoint_source(str(raw["id"])) and (
+            urlsplit(str(raw["id"])).username or urlsplit(str(raw["id"])).password):
+        # Not echoed: the URL would carry its password into the message and results.json.
+        raise ProfileError(f"{path}: {dataset}/{name}: an endpoint URL with credentials in it "
+                           f"is refused; give a bearer token in ${TOKEN_ENV}")
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -207,15 +215,17 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
             raise ProfileError(f"--nlp-model {entry!r}: unknown task {match['task']!r}; valid "
                                f"tasks: {', '.join(tasks)} ({path})")
         source, revision = _cli_source(match["source"])
-        function = FUNCTION.fullmatch(source) and not Path(source).exists()
-        name = (source.rpartition(":")[2] if function
-                else Path(source.rstrip("/")).name or source)
+        function = (FUNCTION.fullmatch(source) and not Path(source).exists()
+                    and not is_registry_source(source))
+        name = (source.rpartition(":")[2] if function else registry_name(source)
+                if is_registry_source(source) else endpoint_name(source)
+                if is_endpoint_source(source) else Path(source.rstrip("/")).name or source)
         taken, base, n = {m.name for m in models if m.dataset == task.name}, name, 1
         while name in taken:  # two checkpoints both called "bert": bert, bert-2
             n += 1
             name = f"{base}-{n}"
-        labels = _cli_labels(entry, task, match["labels"], None if function else source,
-                             read_labels)
+        labels = _cli_labels(entry, task, match["labels"], None if function  # task order
+                             or is_endpoint_source(source) else source, read_labels)
         spec = {"labels": labels, **({"predict": source} if function else {"id": source}),
                 **({"fingerprint" if function else "revision": revision} if revision else {})}
         models.append(_model(task.name, name, task, spec, path))
@@ -226,10 +236,20 @@ def _cli_source(given: str) -> tuple[str, str | None]:
     """``SOURCE[@REV]`` of ``--nlp-model``: REV is a function's declared fingerprint or a hub
     id's revision, as the models file's ``fingerprint`` / ``revision`` keys.  An existing path
     is a directory whole, '@' included (hub ids and module names have no '@')."""
-    if Path(given).exists() or "@" not in given:
+    if is_endpoint_source(given):
+        return split_version(given)
+    if Path(given).exists() or "@" not in given or is_registry_source(given):  # @ALIAS
         return given, None
     source, _, revision = given.rpartition("@")
     return source, revision or None
+
+
+def registry_name(source: str) -> str:
+    """A registry URI's report column name (``sst2-bert-champion``), or a usage error."""
+    try:
+        return parse(source).model_name
+    except RegistryUriError as exc:
+        raise ProfileError(f"--nlp-model: model source {exc}") from None
 
 
 def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | None,

@@ -1,0 +1,204 @@
+"""Served endpoints as model sources: ``http://…``, ``https://…`` (docs/reference/endpoints.md).
+
+Two protocols, told apart by the URL: a path ending in ``/invocations`` is MLflow's scoring
+protocol (``{"inputs": [...]}`` in, ``{"predictions": [[...], ...]}`` out); any other URL the
+plain JSON batch protocol (``{"inputs": [...]}`` in, ``{"probabilities": [[...], ...]}`` out).
+An input is a text, or a pair of texts as a two-element list.
+
+Batches of ``--nlp-batch-size`` inputs go out ``CONCURRENCY`` at a time, each with
+``--nlp-endpoint-timeout``; a 429, a 5xx, a timeout or a dropped connection is retried
+``RETRIES`` times with exponential backoff, then the items that needed the batch fail with one
+line.  The only credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
+user or password in it is refused, and no report ever sees the token.
+
+Fingerprint: a declared version (``URL@v3``, the models file's ``revision``), else the
+endpoint's ``X-Model-Version`` response header, else none (memoised for the run only).
+
+Only the standard library: no extra is needed to gate an endpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_version"]
+
+import numpy as np
+
+from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source
+from nlp_gate.config.endpoint_url import split_version
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.engine.checkpoint import ModelLoadError
+from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch
+from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.engine.rows import InputIndex
+
+VERSION_HEADER = "X-Model-Version"
+CONCURRENCY = 4  # requests in flight per model: a served model is shared, never flooded
+RETRIES = 4  # after the first try: 0.5 + 1 + 2 + 4 s of backoff before a batch is given up
+BACKOFF = 0.5
+DEFAULT_TIMEOUT = 30.0
+
+
+class EndpointError(ModelLoadError):
+    """An endpoint that cannot answer; the message is one line, without the token."""
+
+
+class Endpoint:
+    """One URL's client: the protocol, the bounded retries, and a count of the prediction
+    requests it sent (what a warm run must not send)."""
+
+    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = RETRIES,
+                 backoff: float = BACKOFF) -> None:
+        self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
+        self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
+        self.requests = 0
+        self.version: str | None = None  # the last X-Model-Version header seen
+
+    def problem(self) -> str | None:
+        """What makes the URL unusable before anything is sent: credentials in it."""
+        parts = urlsplit(self.url)
+        if parts.username or parts.password:
+            return (f"endpoint {self.shown}: credentials in the URL are refused (they would "
+                    f"reach the reports); give a bearer token in ${TOKEN_ENV}")
+        return None
+
+    @property
+    def shown(self) -> str:
+        """The URL as reports name it: without user, password or query."""
+        parts = urlsplit(self.url)
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+
+    def predict(self, batch: list[Hashable], connect_retries: bool = True) -> list[Any]:
+        """The endpoint's rows for ``batch``, retried on 429, 5xx, timeouts and dropped
+        connections (``connect_retries``: a start-up does not wait to learn that nothing
+        listens); an ``EndpointError`` of one line when every try failed."""
+        body = json.dumps({"inputs": [list(x) if isinstance(x, tuple) else x
+                                      for x in batch]}).encode()
+        attempts = 1 + self.retries
+        reason = ""
+        for attempt in range(attempts):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                return self._post(body)
+            except urllib.error.HTTPError as exc:
+                reason = f"HTTP {exc.code} {exc.reason}"
+                if exc.code != 429 and exc.code < 500:  # the request is wrong: no retry
+                    break
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+                cause = getattr(exc, "reason", exc)
+                reason = (f"no answer within {self.timeout:g} s"
+                          if isinstance(cause, TimeoutError) or "timed out" in str(cause)
+                          else f"unreachable ({cause})")
+                if not connect_retries:
+                    break
+        tries = f"{attempt + 1} tr{'y' if attempt == 0 else 'ies'}"
+        raise EndpointError(f"endpoint {self.shown}: {reason} ({tries})")
+
+    def _post(self, body: bytes) -> list[Any]:
+        headers = {"Content-Type": "application/json"}
+        token = os.environ.get(TOKEN_ENV)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        self.requests += 1
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            self.version = response.headers.get(VERSION_HEADER) or self.version
+            raw = response.read()
+        key = "predictions" if self.mlflow else "probabilities"
+        try:
+            rows = json.loads(raw)[key]
+        except (ValueError, KeyError, TypeError):
+            raise EndpointError(f"endpoint {self.shown} answered without {key!r}: "
+                                f"{raw[:120]!r}") from None
+        return list(rows)
+
+
+def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
+    """What stops an endpoint model at start-up, or None: credentials in its URL, no answer
+    to a probe batch (tried once: a start-up waits for no backoff), or an answer that is not
+    class probabilities."""
+    endpoint = Endpoint(spec.source, timeout)
+    problem = endpoint.problem()
+    if problem:
+        return f"{spec.key}: {problem}"
+    if spec.revision is not None:
+        # A declared version may be answered from the cache whole: a warm run then sends
+        # no prediction, and start-up only asks whether anything answers at the URL.
+        return _unreachable(spec, endpoint)
+    batch = probe_batch(spec)
+    try:
+        check_rows(spec, endpoint.predict(list(batch), connect_retries=False), len(batch))
+    except ModelLoadError as exc:
+        return f"{spec.key}: {exc} (on a probe batch {batch!r})"
+    return None
+
+
+def _unreachable(spec: ModelSpec, endpoint: Endpoint) -> str | None:
+    """Whether a GET of the URL gets any HTTP answer (a 405 is an answer: the server is up)."""
+    try:
+        with urllib.request.urlopen(endpoint.url, timeout=endpoint.timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        return f"{spec.key}: endpoint {endpoint.shown}: unreachable ({getattr(exc, 'reason', exc)})"
+
+
+class EndpointClassifier(FunctionClassifier):
+    """``Classifier``'s memo, cache and batching over an endpoint: batches sent
+    ``CONCURRENCY`` at a time, every batch's rows checked."""
+
+    def __init__(self, spec: ModelSpec, endpoint: Endpoint, options: LoadOptions,
+                 cache: PredictionCache | None, version: str | None,
+                 inputs: InputIndex | None) -> None:
+        super().__init__(spec, endpoint.predict, options, None, inputs)
+        self.endpoint = endpoint
+        # The URL in it even without a version: two unversioned endpoints are two models.
+        self.fingerprint = hashlib.sha256(json.dumps(
+            ["endpoint", endpoint.shown, version, list(spec.labels)]).encode()).hexdigest()
+        if version is not None:
+            self.cache = cache
+            self.fingerprint_source = "declared" if spec.revision else "endpoint"
+
+    def _forward(self, inputs: list[Hashable]) -> np.ndarray:
+        size = self.options.batch_size
+        batches = [list(inputs[start:start + size]) for start in range(0, len(inputs), size)]
+        out = np.empty((len(inputs), len(self._order)), dtype=np.float64)
+        with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
+            for n, returned in enumerate(pool.map(self.endpoint.predict, batches)):
+                batch = batches[n]
+                rows = self._checked(returned, len(batch))
+                out[n * size:n * size + len(batch)] = rows[:, self._order]
+                self._advance(len(batch))
+        self.forward_count += len(inputs)
+        return out
+
+
+def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: float,
+                             inputs: InputIndex | None = None) -> EndpointClassifier:
+    """The engine of an endpoint.  Without a declared version one probe batch asks the
+    endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
+    endpoint = Endpoint(spec.source, timeout)
+    problem = endpoint.problem()
+    if problem:
+        raise EndpointError(problem)
+    version = spec.revision
+    if version is None:
+        endpoint.predict(probe_batch(spec))
+        version = endpoint.version
+    cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
+             if options.cache and version is not None else None)
+    return EndpointClassifier(spec, endpoint, options, cache, version, inputs)
