@@ -1,8 +1,8 @@
 """What makes attack items cheaper without changing them: the memos around TextAttack's pure
 functions (``memo.py``), the shortcut through ``generate_new_attacked_text`` (``texts.py``),
-the MiniLM encoder's batching (``minilm.embed``), the lazy constraint filter of greedy
-searches (``lazy.py``), the constraint order of A2T (``order.py``) and the memo of the
-genetic searches' empty answers (``empty.py``)."""
+the MiniLM encoder's memo of sentences, each embedded alone (``minilm.embed``), the lazy
+constraint filter of greedy searches (``lazy.py``), the constraint order of A2T
+(``order.py``) and the memo of the genetic searches' empty answers (``empty.py``)."""
 
 from __future__ import annotations
 
@@ -147,26 +147,81 @@ def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) 
 
 
 # -- minilm -------------------------------------------------------------------------------
-def test_an_embedding_depends_on_its_sentence_alone(textattack: ModuleType,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+Forward = tuple[list[str], list[list[int]], int]  # argument names, input ids, torch threads
+
+
+@pytest.fixture
+def forwards(textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[Forward]:
+    """Every forward pass of the MiniLM sentence encoder, as it is called; its memo starts
+    empty (and is restored afterwards), so that each test sees the passes it causes."""
+    import torch
     from nlp_gate.kinds.attacks import minilm
 
-    embedded: list[list[str]] = []
-    embed_distinct = minilm._embed_distinct
+    tokenizer, model = minilm._minilm()
+    seen: list[Forward] = []
 
-    def counting(sentences: list[str]) -> np.ndarray:
-        embedded.append(sentences)
-        return embed_distinct(sentences)
+    class Recording:
+        def __call__(self, **inputs: Any) -> Any:
+            seen.append((sorted(inputs), inputs["input_ids"].tolist(), torch.get_num_threads()))
+            return model(**inputs)
 
-    monkeypatch.setattr(minilm, "_embed_distinct", counting)
+        def __getattr__(self, name: str) -> Any:  # the word embedding reads its weights
+            return getattr(model, name)
+
+    monkeypatch.setattr(minilm, "_minilm", lambda: (tokenizer, Recording()))
+    monkeypatch.setattr(minilm, "_memo", OrderedDict())
+    return seen
+
+
+@pytest.fixture
+def three_threads() -> Iterator[None]:
+    """torch on three threads (not one, not this machine's count) for the test."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
+                                                    three_threads: None) -> None:
+    """What makes it so on any CPU: each distinct sentence goes through the model in a
+    forward pass of its own, whose only input is that sentence's tokens, on one thread;
+    equal inputs to the same kernels give equal bits, in any company."""
+    import torch
+    from nlp_gate.kinds.attacks import minilm
+
+    tokenizer, _ = minilm._minilm()
     together = minilm.MiniLMSentenceEncoder().encode(WINDOWS)
-    assert embedded == [list(dict.fromkeys(WINDOWS))]  # each distinct sentence once
+    assert forwards == [(["input_ids"], [tokenizer(s)["input_ids"]], 1)
+                        for s in dict.fromkeys(WINDOWS)]  # once each, alone, one thread
+    assert torch.get_num_threads() == 3  # given back
     assert together.dtype == np.float32 and together.shape == (len(WINDOWS), minilm.DIMENSIONS)
-    alone = np.concatenate([minilm.embed([w]) for w in WINDOWS])
-    assert np.array_equal(together, alone)  # bit for bit, in any company
+    assert np.array_equal(together[0], together[2])  # the repeated window
+    forwards.clear()
     assert np.array_equal(minilm.embed(WINDOWS[::-1]), together[::-1])
+    assert not forwards  # every sentence from the memo
+    minilm._memo.clear()
+    alone = np.concatenate([minilm.embed([w]) for w in WINDOWS])
+    assert len(forwards) == len(WINDOWS) - 1  # the repeat from the memo
+    assert np.array_equal(together, alone)  # the same passes as in company: the same bits
     assert np.allclose(together, _one_padded_batch(minilm, WINDOWS), atol=1e-6)
     assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
+
+
+def test_the_memo_keeps_the_sentences_last_asked_for(forwards: list[Forward],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from nlp_gate.kinds.attacks import minilm
+
+    monkeypatch.setattr(minilm, "MEMO_SENTENCES", 2)
+    first = minilm.embed(["rain", "the cat", "a dog"])
+    assert list(minilm._memo) == ["the cat", "a dog"]  # "rain" dropped
+    minilm.embed(["the cat"])  # now asked for last: kept over "a dog"
+    again = minilm.embed(["rain", "the cat"])
+    assert list(minilm._memo) == ["the cat", "rain"]
+    assert len(forwards) == 4  # "rain" twice
+    assert np.array_equal(again, first[:2])  # embedded again alone: the same bits
 
 
 def _one_padded_batch(minilm: Any, sentences: list[str]) -> np.ndarray:
@@ -212,7 +267,8 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
 
 @pytest.mark.parametrize("budget", [12, 40, 10_000])
 def test_lazy_filter_gives_the_search_what_the_eager_one_did(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
+        textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch,
+        budget: int) -> None:
     from nlp_gate.kinds.attacks import lazy, minilm
 
     judged = [0]
@@ -225,6 +281,7 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
     monkeypatch.setattr(minilm, "embed", counting)
     runs = {}
     for kind in ("eager", "lazy"):
+        minilm._memo.clear()  # the lazy run embeds its candidates anew, in other company
         attack = _attack(textattack, budget)
         if kind == "lazy":
             assert lazy.install(attack)
@@ -235,6 +292,7 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
                        for r in results], judged[0])
     (eager, eager_judged), (lazy_results, lazy_judged) = runs["eager"], runs["lazy"]
     assert lazy_results == eager
+    assert forwards and all(len(ids) == 1 for _, ids, _ in forwards)  # one sentence each
     assert all(queries <= budget for _, _, queries, _ in eager)
     if budget < 20:  # a step's ~120 candidates, of which the budget queries a few
         assert lazy_judged < eager_judged / 2
@@ -257,7 +315,8 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
 
 
 # -- order --------------------------------------------------------------------------------
-def test_reordered_filter_keeps_textattacks_survivors_and_cache(textattack: ModuleType) -> None:
+def test_reordered_filter_keeps_textattacks_survivors_and_cache(
+        textattack: ModuleType, forwards: list[Forward]) -> None:
     from nlp_gate.kinds.attacks import minilm, order
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from textattack.constraints.semantics import WordEmbeddingDistance
@@ -292,6 +351,7 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(textattack: Modu
         for i in range(0, original.num_words, 3):
             runs = []
             for attack in (eager, reordered):
+                minilm._memo.clear()  # each filter embeds what it asks for, in its company
                 candidates = attack.get_transformations(original, original,
                                                         indices_to_modify=[i])
                 runs.append(([(c.text, c.attack_attrs.get("similarity_score"))
@@ -301,6 +361,7 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(textattack: Modu
             kept += len(runs[0][0])
             rejected += sum(not v for _, v in runs[0][1])
     assert kept and rejected  # both constraints decided something
+    assert forwards and all(len(ids) == 1 for _, ids, _ in forwards)  # one sentence each
 
 
 # -- empty --------------------------------------------------------------------------------

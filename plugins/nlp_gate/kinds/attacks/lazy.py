@@ -42,7 +42,8 @@ def install(attack: Any) -> bool:
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
     if not (isinstance(attack.search_method, BeamSearch) and attack.search_method.beam_width == 1
-            and attack.constraints and all(isinstance(c, MiniLMSentenceEncoder) and c.compare_against_original
+            and attack.constraints
+            and all(isinstance(c, MiniLMSentenceEncoder) and c.compare_against_original
                     for c in attack.constraints)):
         return False
     attack.filter_transformations = _lazy_filter(attack)

