@@ -62,6 +62,7 @@ class Session:
         # Models whose weights were refused at load: only their own items fail with it.
         self.load_failures: dict[str, ModelLoadError] = {}
         self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
+        self._zoo_in_place = False  # checked once per process: hashing the copy costs ~30 ms
         self._zoo_card: dict[str, Any] | None = None
         # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
         self.configuration_problem: str | None = None
@@ -130,10 +131,13 @@ class Session:
         from nlp_gate.zoo import ensure_zoo
         from nlp_gate.zoo.embedded import EmbeddedError
 
+        if self._zoo_in_place:
+            return
         try:
             ensure_zoo(self.options.zoo_dir)
         except EmbeddedError as exc:
             raise ConfigurationError(str(exc)) from None
+        self._zoo_in_place = True
 
     def validate_backend(self) -> None:
         """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
