@@ -19,8 +19,9 @@ before.  Only where that is sure:
 * the goal function has a query budget (without one every survivor is queried), checked
   at each step: the ``Attacker`` sets it after the build;
 * every constraint judges each candidate on its own against the original text, and gives
-  the same answer in any company: the MiniLM sentence encoder, which embeds each
-  sentence alone (``minilm.embed``).  TextAttack's own encoders batch with padding, and
+  the same answer in any company: the MiniLM sentence encoder, whose scores are those
+  of embeddings made alone (``minilm.MiniLMSentenceEncoder._score_list``).  TextAttack's
+  own encoders batch with padding, and
   some language-model constraints rank candidates against each other.
 
 TextAttack's constraint cache (per step's current text, cleared per example) is used and

@@ -12,9 +12,10 @@ and their order are those TextAttack gets, because:
 
 * every constraint judges each candidate on its own against the same reference text: a
   ``WordEmbeddingDistance`` reads the two texts' words and the candidate's
-  ``newly_modified_indices``, which the encoder does not touch, and the MiniLM encoder
-  embeds each sentence alone (``minilm.embed``), so a candidate's score does not depend
-  on which candidates it is embedded with;
+  ``newly_modified_indices``, which the encoder does not touch, and the MiniLM encoder's
+  score of a candidate is that of embeddings made alone, in any company
+  (``minilm.MiniLMSentenceEncoder._score_list``), so it does not depend on which
+  candidates it is scored with;
 * each constraint keeps the candidates it passes in their order, and moves those it is not
   compatible with to the end: the shortcut is taken only where every constraint is
   compatible with every candidate's transformation, so the survivors are those passing
