@@ -116,6 +116,19 @@ def test_start_up_stops_on_an_unreachable_endpoint_credentials_and_scores(
 def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``mlflow models serve`` of the registry's pyfunc ``models:/sst2-lexicon/1`` (MLflow's
     own scoring server, uvicorn) on a free port: its /invocations URL and its access log."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-lexicon/1")
+
+
+@pytest.fixture
+def mlflow_served_transformers(request: pytest.FixtureRequest,
+                               tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor with
+    every label's score (``models:/sst2-bert-all-scores/1``)."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-bert-all-scores/1")
+
+
+def mlflow_serve(request: pytest.FixtureRequest, tmp_path: Path,
+                 model_uri: str) -> Iterator[tuple[str, Path]]:
     pytest.importorskip("mlflow")
     registry = request.getfixturevalue("mlflow_registry")
     with socket.socket() as sock:
@@ -128,7 +141,7 @@ def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
            "PYTHONPATH": str(REPO)}
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "models", "serve", "-m", "models:/sst2-lexicon/1",
+            [sys.executable, "-m", "mlflow", "models", "serve", "-m", model_uri,
              "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
@@ -160,6 +173,28 @@ def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request
     assert cold_posts == math.ceil(unique / 16) and unique > 16
     assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
     assert rates(cold) == rates(gated(run_gate("--nlp-model", FUNCTION, *ARGS))) == rates(warm)
+
+
+def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_directory(
+        run_gate: RunGate, own_cache: None, zoo: Path,
+        mlflow_served_transformers: tuple[str, Path]) -> None:
+    """MLflow's scoring server answers label/score pairs for a transformers pipeline: mapped
+    to probability rows in the model's label order, the verdict is the checkpoint's."""
+    url, log = mlflow_served_transformers
+
+    def posts() -> int:
+        return log.read_text().count('"POST /invocations')
+
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
+                          *ARGS))
+    cold_posts = posts()
+    warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
+    unique = cold.json["engine"][0]["unique_inputs"]
+    assert cold_posts == math.ceil(unique / 16) and unique > 16
+    assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
+    directory = gated(run_gate("--nlp-model", f"sentiment={zoo / 'sst2' / 'bert'}", *ARGS))
+    assert rates(cold) == rates(directory) == rates(warm)
+    assert len(rates(cold)) > 2
 
 
 def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
