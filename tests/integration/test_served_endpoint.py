@@ -58,10 +58,12 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     monkeypatch.setenv("NLP_GATE_ENDPOINT_TOKEN", "s3cret-token")
     behaviour = Behaviour()
     with serve(behaviour) as url:
-        cold = gated(run_gate("--nlp-model", f"sentiment={url}@v3", "--nlp-batch-size", "16",
-                              *ARGS))
+        # A key in the query string is sent, never recorded; a plain parameter is both.
+        given = f"{url}?api_key=q-s3cret&model=sst2"
+        cold = gated(run_gate("--nlp-model", f"sentiment={given}@v3", "--nlp-batch-size",
+                              "16", *ARGS))
         cold_posts = behaviour.posts
-        warm = gated(run_gate("--nlp-model", f"sentiment={url}@v3", *ARGS))
+        warm = gated(run_gate("--nlp-model", f"sentiment={given}@v3", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
     assert unique > 16
     assert cold_posts == math.ceil(unique / 16)
@@ -71,11 +73,18 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     assert set(behaviour.authorizations) == {"Bearer s3cret-token"}
     function = gated(run_gate("--nlp-model", FUNCTION, *ARGS))
     assert rates(cold) == rates(function) == rates(warm)
+    assert set(behaviour.paths) == {"/predict?model=sst2&api_key=q-s3cret"}
     model = cold.json["run"]["models"][0]
-    assert (model["model"], model["location"], model["revision"]) == (
-        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", url, "v3")
-    for path in cold.results_path.parent.rglob("*"):  # no report holds the token
-        assert not path.is_file() or b"s3cret-token" not in path.read_bytes(), path
+    assert (model["model"], model["model_id"], model["location"], model["revision"]) == (
+        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", f"{url}?model=sst2",
+        f"{url}?model=sst2", "v3")
+    assert {r["model_id"] for r in cold.json["records"]} == {f"{url}?model=sst2"}
+    # No report, nor the prediction cache, holds the token or the query's key.
+    folders = [run.results_path.parent for run in (cold, warm)]
+    for path in (p for folder in [*folders, Path(os.environ["NLP_GATE_CACHE"])]
+                 for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert b"s3cret-token" not in data and b"q-s3cret" not in data, path
 
 
 def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_line(

@@ -17,6 +17,7 @@ from typing import Any
 from nlp_gate.config import ConfigurationError, read_yaml
 from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
+from nlp_gate.config.endpoint_url import remember
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -177,7 +178,8 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{list(task.classes)}"
         )
     source = (f"zoo:{raw['zoo']}" if "zoo" in raw else f"predict:{raw['predict']}"
-              if "predict" in raw else str(raw["id"]))
+              if "predict" in raw else remember(str(raw["id"])) if is_endpoint_source(
+                  str(raw["id"])) else str(raw["id"]))  # an endpoint's secrets kept apart
     revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
     return ModelSpec(dataset, name, task, source, None if revision is None else str(revision),
                      canonical)

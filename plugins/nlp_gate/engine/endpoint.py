@@ -10,8 +10,10 @@ An input is a text, or a pair of texts as a two-element list.
 Batches of ``--nlp-batch-size`` inputs go out ``CONCURRENCY`` at a time, each with
 ``--nlp-endpoint-timeout``; a 429, a 5xx, a timeout or a dropped connection is retried
 ``RETRIES`` times with exponential backoff, then the items that needed the batch fail with one
-line.  The only credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
-user or password in it is refused, and no report ever sees the token.
+line.  The credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
+user or password in it is refused, and no report ever sees the token.  Query parameters that
+look like secrets (``?token=``, ``?sig=``, ...) are sent but never recorded: a spec holds the
+public URL (``config.endpoint_url.remember``).
 
 Fingerprint: a declared version (``URL@v3``, the models file's ``revision``), else the
 endpoint's ``X-Model-Version`` response header, else none (memoised for the run only).
@@ -37,7 +39,7 @@ __all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_v
 import numpy as np
 
 from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source
-from nlp_gate.config.endpoint_url import split_version
+from nlp_gate.config.endpoint_url import public_url, request_url, split_version
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.function_model import FunctionClassifier, PredictionError, check_rows
@@ -78,10 +80,8 @@ class Endpoint:
 
     @property
     def shown(self) -> str:
-        """The URL as reports name it: without user, password or query."""
-        parts = urlsplit(self.url)
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+        """The URL as reports name it: without user, password or secret query parameters."""
+        return public_url(self.url)
 
     def predict(self, batch: list[Hashable], connect_retries: bool = True) -> list[Any]:
         """The endpoint's rows for ``batch``, retried on 429, 5xx, timeouts and dropped
@@ -133,7 +133,7 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
     """What stops an endpoint model at start-up, or None: credentials in its URL, no answer
     to a probe batch (tried once: a start-up waits for no backoff), or an answer that is not
     class probabilities."""
-    endpoint = Endpoint(spec.source, timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout)
     problem = endpoint.problem()
     if problem:
         return f"{spec.key}: {problem}"
@@ -242,7 +242,7 @@ def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: flo
                              inputs: InputIndex | None = None) -> EndpointClassifier:
     """The engine of an endpoint.  Without a declared version one probe batch asks the
     endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
-    endpoint = Endpoint(spec.source, timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout)
     problem = endpoint.problem()
     if problem:
         raise EndpointError(problem)
