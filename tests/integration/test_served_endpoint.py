@@ -136,6 +136,14 @@ def mlflow_served_transformers(request: pytest.FixtureRequest,
     yield from mlflow_serve(request, tmp_path, "models:/sst2-bert-all-scores/1")
 
 
+@pytest.fixture
+def mlflow_served_top_label(request: pytest.FixtureRequest,
+                            tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor as is
+    (``models:/sst2-bert/1``): its pipeline answers the top label's score only."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-bert/1")
+
+
 def mlflow_serve(request: pytest.FixtureRequest, tmp_path: Path,
                  model_uri: str) -> Iterator[tuple[str, Path]]:
     pytest.importorskip("mlflow")
@@ -204,6 +212,14 @@ def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_dir
     directory = gated(run_gate("--nlp-model", f"sentiment={zoo / 'sst2' / 'bert'}", *ARGS))
     assert rates(cold) == rates(directory) == rates(warm)
     assert len(rates(cold)) > 2
+
+
+def test_a_served_pipeline_answering_its_top_label_only_stops_the_run_at_start(
+        run_gate: RunGate, own_cache: None, mlflow_served_top_label: tuple[str, Path]) -> None:
+    url, _ = mlflow_served_top_label
+    message = one_error(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
+    assert "answers one label and its score per input" in message
+    assert "model_config={'top_k': None}" in message
 
 
 def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
