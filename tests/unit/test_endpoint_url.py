@@ -28,3 +28,13 @@ def test_secret_parameters_are_sent_but_only_the_public_url_is_kept(
     assert request_url(public) == "https://h/invocations?model=a&token=t0p"
     assert request_url("https://other/p") == "https://other/p"  # given without secrets
     assert remember("https://h/plain") == "https://h/plain" == request_url("https://h/plain")
+
+
+@pytest.mark.parametrize("entry", ["nosuchtask=https://h/p?token=t0p",
+                                   "sentiment-x=https://h/p?api_key=t0p@v3"])
+def test_a_refused_model_option_is_not_echoed_with_its_secret(entry: str) -> None:
+    from nlp_gate.config.profiles import ProfileError, cli_profile
+
+    with pytest.raises(ProfileError) as refused:
+        cli_profile([entry], lambda source: None)
+    assert "t0p" not in str(refused.value) and "https://h/p" in str(refused.value)
