@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from fixtures.gate_run import REPO
-from fixtures.mlflow_registry import LocalRegistry, mlflow_registry  # noqa: F401
 from fixtures.user_repo import LABELS, write_gates, write_models
 
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
@@ -167,11 +166,19 @@ def test_a_registry_uri_without_mlflow_stops_the_run_at_start(tmp_path: Path,
 
 
 def test_a_registry_pyfunc_needs_no_hf_and_a_transformers_flavor_asks_for_it_once(
-        tmp_path: Path, mlflow_registry: LocalRegistry,  # noqa: F811
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, zoo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """[hf] is asked for an MLflow model URI only once it resolves to a transformers flavor:
     a run gating a pyfunc (and a function) runs without torch or transformers."""
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_registry.tracking_uri)
+    pytest.importorskip("mlflow")
+    # Its own registry, built in a subprocess: built here, in a worker whose pytester tests
+    # imported mlflow, SQLAlchemy and torch.distributed first and dropped them, their
+    # re-import breaks (test_served_endpoint builds the session registry inside such tests).
+    registry = tmp_path / "mlflow"
+    registry.mkdir()
+    subprocess.run([sys.executable, "-c", REGISTRY, str(registry), str(zoo)], check=True,
+                   cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600,
+                   capture_output=True)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{registry / 'mlflow.db'}")
     # The pickled pyfunc imports fixtures.registry_models from this repository.
     monkeypatch.setenv("NLP_GATE_TEST_EXTRA_PATH", str(REPO))
     pyfunc = {"id": "models:/sst2-lexicon/1", "labels": LABELS}
@@ -195,3 +202,21 @@ def test_a_registry_pyfunc_needs_no_hf_and_a_transformers_flavor_asks_for_it_onc
                "checkpoint, which needs the [hf] extra: pip install 'nlp-gate[hf]' (missing: "
                "torch)")
     assert out.count(message) == 1 and "Traceback" not in out, out[-3000:]
+
+
+REGISTRY = """
+import sys, mlflow
+from pathlib import Path
+from fixtures.registry_models import LexiconModel
+
+folder, zoo = Path(sys.argv[1]), Path(sys.argv[2])
+mlflow.set_tracking_uri(f"sqlite:///{folder / 'mlflow.db'}")
+experiment = mlflow.create_experiment("gate", artifact_location=(folder / "a").as_uri())
+with mlflow.start_run(experiment_id=experiment):
+    mlflow.pyfunc.log_model(name="model", registered_model_name="sst2-lexicon",
+                            python_model=LexiconModel(), pip_requirements=[])
+with mlflow.start_run(experiment_id=experiment):
+    mlflow.transformers.log_model(name="model", registered_model_name="sst2-bert",
+                                  transformers_model=str(zoo / "sst2" / "bert"),
+                                  task="text-classification", pip_requirements=[])
+"""
