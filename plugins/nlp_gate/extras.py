@@ -115,10 +115,12 @@ def require(needs: Iterable[Need]) -> None:
 
 def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Need]:
     """What the models need: a checkpoint [hf] (and [onnx] on the ONNX Runtime backend); a
-    ``module:function`` nothing."""
+    ``module:function`` or an endpoint nothing; an MLflow model URI [mlflow] (its [hf] only
+    once resolved to a transformers flavor: ``engine.mlflow_source``'s preflight asks)."""
     models = list(dict.fromkeys(models))
     zoo = [m for m in models if m.is_zoo]
-    checkpoints = [m for m in models if not m.is_zoo and not m.function
+    registry = [m for m in models if m.source.startswith(REGISTRY_PREFIXES)]
+    checkpoints = [m for m in models if not m.is_zoo and not m.function and m not in registry
                    and not m.source.startswith(ENDPOINT_PREFIXES)]  # served: nothing to load
     needs = []
     if zoo:
@@ -126,9 +128,8 @@ def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Nee
                                        "checkpoints of the embedded zoo")))
     if checkpoints:
         needs.append(Need(CHECKPOINTS, _models(checkpoints, "a checkpoint", "checkpoints")))
-    if backend == "onnx" and (zoo or checkpoints):
+    if backend == "onnx" and (zoo or checkpoints or registry):
         needs.append(Need(ONNX, "--nlp-backend onnx runs the checkpoints with ONNX Runtime"))
-    registry = [m for m in checkpoints if m.source.startswith(REGISTRY_PREFIXES)]
     if registry:  # resolved first: only then is its flavor (checkpoint or pyfunc) known
         needs.insert(0, Need(MLFLOW, _models(registry, "an MLflow model URI",
                                              "MLflow model URIs")))

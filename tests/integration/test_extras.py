@@ -58,7 +58,9 @@ def _run(tmp_path: Path, blocked: str, models: dict[str, object], *args: str
     site.mkdir()
     (site / "sitecustomize.py").write_text(BLOCKER)
     env = {k: v for k, v in os.environ.items() if k not in ("NLP_GATE_CACHE", "PYTEST_ADDOPTS")}
-    env.update(PYTHONPATH=str(site), NLP_GATE_TEST_BLOCKED=blocked)
+    extra_path = os.environ.get("NLP_GATE_TEST_EXTRA_PATH")
+    env.update(PYTHONPATH=os.pathsep.join([str(site), *([extra_path] if extra_path else [])]),
+               NLP_GATE_TEST_BLOCKED=blocked)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                            "--nlp-sample", "3", *args], check=False, cwd=repo, env=env,
                           capture_output=True, text=True, timeout=600)
@@ -161,3 +163,60 @@ def test_a_registry_uri_without_mlflow_stops_the_run_at_start(tmp_path: Path,
                "'nlp-gate[mlflow]' (missing: mlflow)")
     assert out.count(message) == 1, out[-3000:]
     assert "Traceback" not in out
+
+
+def test_a_registry_pyfunc_needs_no_hf_and_a_transformers_flavor_asks_for_it_once(
+        tmp_path: Path, zoo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """[hf] is asked for an MLflow model URI only once it resolves to a transformers flavor:
+    a run gating a pyfunc (and a function) runs without torch or transformers."""
+    pytest.importorskip("mlflow")
+    # Its own registry, built in a subprocess: built here, in a worker whose pytester tests
+    # imported mlflow, SQLAlchemy and torch.distributed first and dropped them, their
+    # re-import breaks (test_served_endpoint builds the session registry inside such tests).
+    registry = tmp_path / "mlflow"
+    registry.mkdir()
+    subprocess.run([sys.executable, "-c", REGISTRY, str(registry), str(zoo)], check=True,
+                   cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600,
+                   capture_output=True)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{registry / 'mlflow.db'}")
+    # The pickled pyfunc imports fixtures.registry_models from this repository.
+    monkeypatch.setenv("NLP_GATE_TEST_EXTRA_PATH", str(REPO))
+    pyfunc = {"id": "models:/sst2-lexicon/1", "labels": LABELS}
+    for part in ("pyfunc", "transformers"):
+        (tmp_path / part).mkdir()
+    run = _run(tmp_path / "pyfunc", "torch,transformers,tokenizers,textattack",
+               {"pyfunc": pyfunc, "lexicon": LEXICON},
+               "--nlp-trust-registry-code", "sst2-lexicon", "-m", "fairness")
+    out = run.stdout + run.stderr
+    assert run.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out[-3000:]
+    assert "[hf] extra" not in out, out[-3000:]
+    results = json.loads((tmp_path / "pyfunc" / "repo" / "reports" / "results.json")
+                         .read_text())
+    assert {r["model"] for r in results["records"]} == {"pyfunc", "lexicon"}, out[-3000:]
+
+    refused = _run(tmp_path / "transformers", "torch,textattack",
+                   {"bert": {"id": "models:/sst2-bert/1", "labels": LABELS}}, "-m", "fairness")
+    out = refused.stdout + refused.stderr
+    assert refused.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
+    message = ("nlp-gate: model sst2/bert (models:/sst2-bert/1) is a transformers-flavor "
+               "checkpoint, which needs the [hf] extra: pip install 'nlp-gate[hf]' (missing: "
+               "torch)")
+    assert out.count(message) == 1 and "Traceback" not in out, out[-3000:]
+
+
+REGISTRY = """
+import sys, mlflow
+from pathlib import Path
+from fixtures.registry_models import LexiconModel
+
+folder, zoo = Path(sys.argv[1]), Path(sys.argv[2])
+mlflow.set_tracking_uri(f"sqlite:///{folder / 'mlflow.db'}")
+experiment = mlflow.create_experiment("gate", artifact_location=(folder / "a").as_uri())
+with mlflow.start_run(experiment_id=experiment):
+    mlflow.pyfunc.log_model(name="model", registered_model_name="sst2-lexicon",
+                            python_model=LexiconModel(), pip_requirements=[])
+with mlflow.start_run(experiment_id=experiment):
+    mlflow.transformers.log_model(name="model", registered_model_name="sst2-bert",
+                                  transformers_model=str(zoo / "sst2" / "bert"),
+                                  task="text-classification", pip_requirements=[])
+"""

@@ -58,10 +58,12 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     monkeypatch.setenv("NLP_GATE_ENDPOINT_TOKEN", "s3cret-token")
     behaviour = Behaviour()
     with serve(behaviour) as url:
-        cold = gated(run_gate("--nlp-model", f"sentiment={url}@v3", "--nlp-batch-size", "16",
-                              *ARGS))
+        # A key in the query string is sent, never recorded; a plain parameter is both.
+        given = f"{url}?api_key=q-s3cret&model=sst2"
+        cold = gated(run_gate("--nlp-model", f"sentiment={given}@v3", "--nlp-batch-size",
+                              "16", *ARGS))
         cold_posts = behaviour.posts
-        warm = gated(run_gate("--nlp-model", f"sentiment={url}@v3", *ARGS))
+        warm = gated(run_gate("--nlp-model", f"sentiment={given}@v3", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
     assert unique > 16
     assert cold_posts == math.ceil(unique / 16)
@@ -71,11 +73,18 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     assert set(behaviour.authorizations) == {"Bearer s3cret-token"}
     function = gated(run_gate("--nlp-model", FUNCTION, *ARGS))
     assert rates(cold) == rates(function) == rates(warm)
+    assert set(behaviour.paths) == {"/predict?model=sst2&api_key=q-s3cret"}
     model = cold.json["run"]["models"][0]
-    assert (model["model"], model["location"], model["revision"]) == (
-        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", url, "v3")
-    for path in cold.results_path.parent.rglob("*"):  # no report holds the token
-        assert not path.is_file() or b"s3cret-token" not in path.read_bytes(), path
+    assert (model["model"], model["model_id"], model["location"], model["revision"]) == (
+        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", f"{url}?model=sst2",
+        f"{url}?model=sst2", "v3")
+    assert {r["model_id"] for r in cold.json["records"]} == {f"{url}?model=sst2"}
+    # No report, nor the prediction cache, holds the token or the query's key.
+    folders = [run.results_path.parent for run in (cold, warm)]
+    for path in (p for folder in [*folders, Path(os.environ["NLP_GATE_CACHE"])]
+                 for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert b"s3cret-token" not in data and b"q-s3cret" not in data, path
 
 
 def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_line(
@@ -116,6 +125,27 @@ def test_start_up_stops_on_an_unreachable_endpoint_credentials_and_scores(
 def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``mlflow models serve`` of the registry's pyfunc ``models:/sst2-lexicon/1`` (MLflow's
     own scoring server, uvicorn) on a free port: its /invocations URL and its access log."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-lexicon/1")
+
+
+@pytest.fixture
+def mlflow_served_transformers(request: pytest.FixtureRequest,
+                               tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor with
+    every label's score (``models:/sst2-bert-all-scores/1``)."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-bert-all-scores/1")
+
+
+@pytest.fixture
+def mlflow_served_top_label(request: pytest.FixtureRequest,
+                            tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor as is
+    (``models:/sst2-bert/1``): its pipeline answers the top label's score only."""
+    yield from mlflow_serve(request, tmp_path, "models:/sst2-bert/1")
+
+
+def mlflow_serve(request: pytest.FixtureRequest, tmp_path: Path,
+                 model_uri: str) -> Iterator[tuple[str, Path]]:
     pytest.importorskip("mlflow")
     registry = request.getfixturevalue("mlflow_registry")
     with socket.socket() as sock:
@@ -128,7 +158,7 @@ def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
            "PYTHONPATH": str(REPO)}
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "models", "serve", "-m", "models:/sst2-lexicon/1",
+            [sys.executable, "-m", "mlflow", "models", "serve", "-m", model_uri,
              "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
@@ -160,6 +190,36 @@ def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request
     assert cold_posts == math.ceil(unique / 16) and unique > 16
     assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
     assert rates(cold) == rates(gated(run_gate("--nlp-model", FUNCTION, *ARGS))) == rates(warm)
+
+
+def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_directory(
+        run_gate: RunGate, own_cache: None, zoo: Path,
+        mlflow_served_transformers: tuple[str, Path]) -> None:
+    """MLflow's scoring server answers label/score pairs for a transformers pipeline: mapped
+    to probability rows in the model's label order, the verdict is the checkpoint's."""
+    url, log = mlflow_served_transformers
+
+    def posts() -> int:
+        return log.read_text().count('"POST /invocations')
+
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
+                          *ARGS))
+    cold_posts = posts()
+    warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
+    unique = cold.json["engine"][0]["unique_inputs"]
+    assert cold_posts == math.ceil(unique / 16) and unique > 16
+    assert posts() == cold_posts and warm.json["engine"][0]["forward_passes"] == 0
+    directory = gated(run_gate("--nlp-model", f"sentiment={zoo / 'sst2' / 'bert'}", *ARGS))
+    assert rates(cold) == rates(directory) == rates(warm)
+    assert len(rates(cold)) > 2
+
+
+def test_a_served_pipeline_answering_its_top_label_only_stops_the_run_at_start(
+        run_gate: RunGate, own_cache: None, mlflow_served_top_label: tuple[str, Path]) -> None:
+    url, _ = mlflow_served_top_label
+    message = one_error(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
+    assert "answers one label and its score per input" in message
+    assert "model_config={'top_k': None}" in message
 
 
 def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(

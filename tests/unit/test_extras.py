@@ -98,6 +98,17 @@ def test_checkpoints_need_hf_and_a_function_nothing() -> None:
     assert many[0].what == "models sst2/m0, sst2/m1, sst2/m2, sst2/m3 and 2 more are checkpoints"
 
 
+def test_registry_endpoint_and_function_models_do_not_ask_for_hf() -> None:
+    # A registry URI's flavor is known once resolved: [mlflow] first, [hf] only then (for a
+    # transformers flavor, asked by the registry's preflight); an endpoint loads nothing.
+    registry = _spec("pyfunc", "models:/sst2-lexicon/1")
+    endpoint = _spec("served", "https://models.example.com/sst2/predict")
+    needs = extras.model_needs([registry, endpoint, LEXICON])
+    assert [(n.feature, n.what) for n in needs] == [
+        (extras.MLFLOW, "model sst2/pyfunc is an MLflow model URI")]
+    assert extras.model_needs([endpoint, LEXICON]) == []
+
+
 def test_an_accuracy_item_of_a_function_needs_hub_datasets_without_a_data_dir() -> None:
     selected = {"accuracy": [AccuracyCase(0, LEXICON), AccuracyCase(1, BERT)], "checklist": []}
     needs = extras.item_needs(selected, data_dir=None)

@@ -17,6 +17,7 @@ from typing import Any
 from nlp_gate.config import ConfigurationError, read_yaml
 from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
+from nlp_gate.config.endpoint_url import public_url, remember
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -177,7 +178,8 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{list(task.classes)}"
         )
     source = (f"zoo:{raw['zoo']}" if "zoo" in raw else f"predict:{raw['predict']}"
-              if "predict" in raw else str(raw["id"]))
+              if "predict" in raw else remember(str(raw["id"])) if is_endpoint_source(
+                  str(raw["id"])) else str(raw["id"]))  # an endpoint's secrets kept apart
     revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
     return ModelSpec(dataset, name, task, source, None if revision is None else str(revision),
                      canonical)
@@ -207,13 +209,13 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
     for entry in entries:
         match = CLI_MODEL.fullmatch(entry.strip())
         if not match:
-            raise ProfileError(f"--nlp-model {entry!r}: expected TASK=SOURCE or "
+            raise ProfileError(f"--nlp-model {_shown(entry)!r}: expected TASK=SOURCE or "
                                "TASK[label,label]=SOURCE (SOURCE: hub id, directory or "
                                "module:function)")
         task = tasks.get(match["task"])
         if task is None:
-            raise ProfileError(f"--nlp-model {entry!r}: unknown task {match['task']!r}; valid "
-                               f"tasks: {', '.join(tasks)} ({path})")
+            raise ProfileError(f"--nlp-model {_shown(entry)!r}: unknown task "
+                               f"{match['task']!r}; valid tasks: {', '.join(tasks)} ({path})")
         source, revision = _cli_source(match["source"])
         function = (FUNCTION.fullmatch(source) and not Path(source).exists()
                     and not is_registry_source(source))
@@ -230,6 +232,11 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
                 **({"fingerprint" if function else "revision": revision} if revision else {})}
         models.append(_model(task.name, name, task, spec, path))
     return Profile(CLI_PROFILE, "models named by --nlp-model", path, tuple(models))
+
+
+def _shown(entry: str) -> str:
+    """``entry`` as a message may echo it: an endpoint URL in it without its credentials."""
+    return re.sub(r"https?://\S+", lambda m: public_url(m.group()), entry)
 
 
 def _cli_source(given: str) -> tuple[str, str | None]:

@@ -3,13 +3,17 @@
 Two protocols, told apart by the URL: a path ending in ``/invocations`` is MLflow's scoring
 protocol (``{"inputs": [...]}`` in, ``{"predictions": [[...], ...]}`` out); any other URL the
 plain JSON batch protocol (``{"inputs": [...]}`` in, ``{"probabilities": [[...], ...]}`` out).
+A transformers-flavor model served by MLflow answers label/score pairs per input instead,
+mapped to probability rows in the model's label order (``label_scores``).
 An input is a text, or a pair of texts as a two-element list.
 
 Batches of ``--nlp-batch-size`` inputs go out ``CONCURRENCY`` at a time, each with
 ``--nlp-endpoint-timeout``; a 429, a 5xx, a timeout or a dropped connection is retried
 ``RETRIES`` times with exponential backoff, then the items that needed the batch fail with one
-line.  The only credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
-user or password in it is refused, and no report ever sees the token.
+line.  The credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
+user or password in it is refused, and no report ever sees the token.  Query parameters that
+look like secrets (``?token=``, ``?sig=``, ...) are sent but never recorded: a spec holds the
+public URL (``config.endpoint_url.remember``).
 
 Fingerprint: a declared version (``URL@v3``, the models file's ``revision``), else the
 endpoint's ``X-Model-Version`` response header, else none (memoised for the run only).
@@ -35,10 +39,11 @@ __all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_v
 import numpy as np
 
 from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source
-from nlp_gate.config.endpoint_url import split_version
+from nlp_gate.config.endpoint_url import public_url, request_url, split_version
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
-from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch
+from nlp_gate.engine.function_model import FunctionClassifier, PredictionError, check_rows
+from nlp_gate.engine.function_model import probe_batch
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.engine.rows import InputIndex
@@ -75,10 +80,8 @@ class Endpoint:
 
     @property
     def shown(self) -> str:
-        """The URL as reports name it: without user, password or query."""
-        parts = urlsplit(self.url)
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+        """The URL as reports name it: without user, password or secret query parameters."""
+        return public_url(self.url)
 
     def predict(self, batch: list[Hashable], connect_retries: bool = True) -> list[Any]:
         """The endpoint's rows for ``batch``, retried on 429, 5xx, timeouts and dropped
@@ -130,7 +133,7 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
     """What stops an endpoint model at start-up, or None: credentials in its URL, no answer
     to a probe batch (tried once: a start-up waits for no backoff), or an answer that is not
     class probabilities."""
-    endpoint = Endpoint(spec.source, timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout)
     problem = endpoint.problem()
     if problem:
         return f"{spec.key}: {problem}"
@@ -140,7 +143,9 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
         return _unreachable(spec, endpoint)
     batch = probe_batch(spec)
     try:
-        check_rows(spec, endpoint.predict(list(batch), connect_retries=False), len(batch))
+        check_rows(spec, label_scores(spec, endpoint.shown,
+                                      endpoint.predict(list(batch), connect_retries=False)),
+                   len(batch))
     except ModelLoadError as exc:
         return f"{spec.key}: {exc} (on a probe batch {batch!r})"
     return None
@@ -155,6 +160,49 @@ def _unreachable(spec: ModelSpec, endpoint: Endpoint) -> str | None:
         return None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         return f"{spec.key}: endpoint {endpoint.shown}: unreachable ({getattr(exc, 'reason', exc)})"
+
+
+def label_scores(spec: ModelSpec, shown: str, rows: list[Any]) -> list[Any]:
+    """``rows`` as probability rows in ``spec.labels`` order when they are label/score pairs
+    (what MLflow's scoring server answers for a transformers text-classification pipeline:
+    ``{"0": {"label": ..., "score": ...}, "1": ...}`` per input, or a list of such pairs);
+    any other rows as they are, for ``check_rows``.  A pipeline that answers its top label
+    only, or labels that are not the model's, is refused: a probability row cannot be made
+    from them honestly."""
+    if not rows or not all(isinstance(row, dict) or (
+            isinstance(row, list) and row and all(isinstance(x, dict) for x in row))
+            for row in rows):
+        return rows
+    where = f"{spec.key} (endpoint {shown})"
+    out = []
+    for row in rows:
+        if isinstance(row, dict) and "label" in row:
+            raise PredictionError(
+                f"{where} answers one label and its score per input, not every label's "
+                "score: a transformers text-classification pipeline logged without all its "
+                "class scores; log it with model_config={'top_k': None} (MLflow) so that it "
+                "answers a score for each label")
+        pairs = list(row.values()) if isinstance(row, dict) else row
+        scores: dict[str, float] = {}
+        for pair in pairs:
+            if not isinstance(pair, dict) or "label" not in pair or "score" not in pair:
+                raise PredictionError(f"{where} answered {pair!r} among its label scores; "
+                                      "expected {'label': ..., 'score': ...}")
+            label = str(pair["label"])
+            name = spec.task.canonical(label) or spec.task.canonical(label.lower())
+            if name is None or name not in spec.labels or name in scores:
+                raise PredictionError(
+                    f"{where} answered scores for labels "
+                    f"{[str(p.get('label')) for p in pairs]}, which do not name each of the "
+                    f"model's labels {list(spec.labels)} once (its config's id2label); give "
+                    "the served checkpoint those label names")
+            scores[name] = pair["score"]
+        if len(scores) != len(spec.labels):
+            raise PredictionError(
+                f"{where} answered scores for labels {sorted(scores)} only; the model's "
+                f"labels are {list(spec.labels)}: serve every label's score")
+        out.append([scores[label] for label in spec.labels])
+    return out
 
 
 class EndpointClassifier(FunctionClassifier):
@@ -172,6 +220,9 @@ class EndpointClassifier(FunctionClassifier):
         if version is not None:
             self.cache = cache
             self.fingerprint_source = "declared" if spec.revision else "endpoint"
+
+    def _checked(self, returned: Any, n: int) -> np.ndarray:
+        return check_rows(self.spec, label_scores(self.spec, self.endpoint.shown, returned), n)
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         size = self.options.batch_size
@@ -191,7 +242,7 @@ def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: flo
                              inputs: InputIndex | None = None) -> EndpointClassifier:
     """The engine of an endpoint.  Without a declared version one probe batch asks the
     endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
-    endpoint = Endpoint(spec.source, timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout)
     problem = endpoint.problem()
     if problem:
         raise EndpointError(problem)

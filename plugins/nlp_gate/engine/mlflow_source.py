@@ -131,7 +131,13 @@ class Registry:
         except RegistryError as exc:
             return str(exc)
         if resolved.flavor == TRANSFORMERS:
-            return preflight(spec, resolved.location)
+            # [hf] asked for here, once the flavor is known: a pyfunc-only run needs none.
+            from nlp_gate import extras
+
+            return extras.refusal([extras.Need(
+                extras.CHECKPOINTS, f"model {spec.dataset}/{spec.name} ({spec.source}) is a "
+                                    "transformers-flavor checkpoint")]) \
+                or preflight(spec, resolved.location)
         problem = self._refused(resolved)
         if problem:
             return f"{spec.key} ({spec.source}): {problem}"
