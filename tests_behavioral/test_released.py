@@ -14,7 +14,7 @@ from nlp_gate.kinds.accuracy import AccuracyCase
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.checklist import ChecklistCase
 from nlp_gate.kinds.comparison import ComparisonCase
-from nlp_gate.plugin import Check
+from nlp_gate.pytest_plugin.plugin import Check
 
 
 def test_checklist(checklist_case: ChecklistCase, nlp_check: Check) -> None:

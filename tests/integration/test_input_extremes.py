@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.plugin import RELEASED_ITEMS
+from nlp_gate.pytest_plugin.plugin import RELEASED_ITEMS
 
 from fixtures.gate_run import REPO
 from fixtures.user_repo import user_repo

@@ -35,7 +35,7 @@ def _packaged_test_names() -> set[str]:
     """The names of every packaged native test (81), as results.json's ``test`` has them."""
     import importlib
 
-    from nlp_gate.plugin import NATIVE_ITEMS
+    from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
     names = set()
     for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
@@ -146,7 +146,7 @@ def test_the_ini_key_reaches_a_copy_of_the_package_inside_the_repositorys_venv(
     repo = _repo(tmp_path, "nlp_gate_native_suites = true\n")
     python = package_environment(repo / ".venv")
     where = subprocess.run([str(python), "-P", "-c",
-                            "import nlp_gate.plugin as p; print(p.NATIVE_ITEMS)"],
+                            "import nlp_gate.pytest_plugin.plugin as p; print(p.NATIVE_ITEMS)"],
                            check=True, capture_output=True, text=True).stdout.strip()
     assert Path(where).is_relative_to(repo / ".venv"), where
     run = _pytest(repo, "-m", "native and vocabulary", python=str(python))

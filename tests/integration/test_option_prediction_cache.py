@@ -62,7 +62,7 @@ def test_second_run_with_the_same_cache_does_no_forward_pass(
     assert warm.records == cold.records
     assert warm.json["comparisons"] == cold.json["comparisons"]
     # --dist loadgroup (pyproject.toml) keeps a model's CheckList items in one process, so
-    # each model is prefetched once (under pytest 9.2 too: nlp_gate/xdist_groups.py).
+    # each model is prefetched once (under pytest 9.2 too: nlp_gate/pytest_plugin/xdist_groups.py).
     for run in (cold, warm):
         assert checklist_processes(run) == {("sst2", "bert"): 1, ("sst2", "albert"): 1}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.plugin import NATIVE_ITEMS
+from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
 from fixtures.gate_run import REPO
 

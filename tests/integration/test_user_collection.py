@@ -68,7 +68,7 @@ def _pytest(repo: Path, python: Path, *args: str) -> subprocess.CompletedProcess
 
 def _released(python: Path) -> Path:
     out = subprocess.run([str(python), "-P", "-c",
-                          "import nlp_gate.plugin as p; print(p.RELEASED_ITEMS)"],
+                          "import nlp_gate.pytest_plugin.plugin as p; print(p.RELEASED_ITEMS)"],
                          check=True, capture_output=True, text=True).stdout.strip()
     return Path(out)
 

@@ -22,7 +22,7 @@ def _pytest(cwd: Path, *args: str, env: dict[str, str] | None = None,
 
 def test_the_plugin_is_registered_through_its_entry_point() -> None:
     entry = [e for e in metadata.entry_points(group="pytest11") if e.name == "nlp_gate"]
-    assert [e.value for e in entry] == ["nlp_gate.plugin"]
+    assert [e.value for e in entry] == ["nlp_gate.pytest_plugin.plugin"]
     dist = metadata.distribution("nlp-gate")
     files = {str(f) for f in dist.files or ()}
     assert not any(f.startswith(("plugins/", "fixtures/")) for f in files), \

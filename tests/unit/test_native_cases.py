@@ -17,7 +17,7 @@ from fixtures.gate_run import REPO
 DIGESTS = """
 import hashlib, importlib, json
 from nlp_gate.native.definition import definition_of
-from nlp_gate.plugin import NATIVE_ITEMS
+from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 out = {}
 for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
     module = importlib.import_module(f"nlp_gate.native_tests.{path.stem}")

@@ -13,8 +13,6 @@ from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.progress import (
     HEARTBEAT_S,
-    QueueReporter,
-    Relay,
     Reporter,
     Stage,
     StreamSink,
@@ -22,6 +20,7 @@ from nlp_gate.progress import (
     finished_text,
     running_text,
 )
+from nlp_gate.progress.relay import QueueReporter, Relay
 
 
 class Clock:

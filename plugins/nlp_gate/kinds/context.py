@@ -2,7 +2,7 @@
 
 A kind gets this narrow, typed view instead of the run's core: the run's settings, profile
 and gates, the selected cases, the evaluation sets, and the other kinds by name as ``Peer``s
-(the interface, never a concrete kind).  The core (``nlp_gate.session.Session``) implements
+(the interface, never a concrete kind).  The core (``nlp_gate.run_state.RunState``) implements
 it; no kind imports the core or another kind (``tests/unit/test_import_graph.py``).  A kind's own
 command-line options reach it parsed (``ItemKind.create``); the models it asked for reach
 ``ItemKind.run`` as ``Models``; its records reach results.json as its verdicts' records.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
     from nlp_gate.kinds.checklist.run import Outcome, PredictFn
     from nlp_gate.native.search import SearchSpace
-    from nlp_gate.options import Options
+    from nlp_gate.settings import Options
     from nlp_gate.suites.catalog import TestInfo
 
 

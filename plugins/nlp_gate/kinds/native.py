@@ -198,7 +198,7 @@ class NativeKind(ChecklistTestKind[NativeCase]):
             except OSError:
                 # The case file is for review, not for the verdict: the test runs on its
                 # cases in memory.  The run's header says once that none is written
-                # (``Session.report_header``), rather than every native item erroring.
+                # (``RunState.report_header``), rather than every native item erroring.
                 pass
         return test
 

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 from filelock import FileLock
 
 from nlp_gate import progress
+from nlp_gate.progress.relay import Relay, forward_to
 from nlp_gate.config.paths import zoo_dir
 from nlp_gate.zoo import embedded
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
@@ -212,7 +213,7 @@ class SpawnPool:
         self.jobs = max(1, jobs)
         self.env = env
         self.pool: ProcessPoolExecutor | None = None
-        self.relay: progress.Relay | None = None
+        self.relay: Relay | None = None
         self._saved: dict[str, str | None] = {}
 
     def __enter__(self) -> Callable[..., list[Any]]:
@@ -224,9 +225,9 @@ class SpawnPool:
         # A SimpleQueue's put returns once the event is in the pipe: a job's events are
         # all sent when its result arrives.
         events = context.SimpleQueue()
-        self.relay = progress.Relay(events)
+        self.relay = Relay(events)
         self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
-                                        initializer=progress.forward_to, initargs=(events,))
+                                        initializer=forward_to, initargs=(events,))
         return self.run
 
     def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]],

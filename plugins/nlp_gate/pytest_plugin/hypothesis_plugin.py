@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from nlp_gate.selection import runs_only_behavioral_suite
+from nlp_gate.pytest_plugin.selection import runs_only_behavioral_suite
 
 
 def drop_idle_hypothesis_plugin(config: pytest.Config) -> None:

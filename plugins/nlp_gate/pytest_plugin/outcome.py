@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.allure_labels import label_case, label_verdict
+from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.kinds.base import Case, Verdict
-from nlp_gate.selection import case_of
-from nlp_gate.session import Session
-from nlp_gate.stash import nlp_session
+from nlp_gate.pytest_plugin.selection import case_of
+from nlp_gate.run_state import RunState
+from nlp_gate.pytest_plugin.stash import nlp_session
 
 
 def conclude(verdict: Verdict | None, name: str | None = None) -> None:
@@ -44,7 +44,7 @@ class Check:
     """``nlp_check``: run a case of any registered kind as this item: labels, verdict,
     record, pass/fail."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: RunState) -> None:
         self.session = session
 
     def __call__(self, case: Case) -> Verdict:

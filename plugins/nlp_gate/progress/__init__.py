@@ -7,8 +7,9 @@
 
 A stage reports to the process's ``Reporter`` (``current()``), which whoever owns the output
 chooses once (``use``): the zoo and attack CLIs (stderr; none under ``--quiet``), the pytest
-plugin (``for_pytest``: its terminal, past pytest's output capture; none under ``-q``), a
-build worker (``forward_to``: its parent, which prints).
+plugin (``nlp_gate.pytest_plugin.terminal_progress``: its terminal, past pytest's output
+capture; none under ``-q``), a build worker (``progress.relay.forward_to``: its parent, which
+prints).
 
 How it looks (``TextReporter``): on an interactive terminal the running stages share one line,
 rewritten in place (count, rate, ETA), and a stage leaves one line when it ends; elsewhere (CI
@@ -20,16 +21,11 @@ thread: a stage reports when it advances, and a process waiting on others (``Rel
 from __future__ import annotations
 
 import contextlib
-import itertools
-import os
 import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Any, Protocol, Self
-
-if TYPE_CHECKING:
-    import pytest
+from typing import IO, Any, Protocol, Self
 
 Clock = Callable[[], float]
 
@@ -303,185 +299,6 @@ def use(reporter: Reporter | None) -> Reporter | None:
 def quiet() -> None:
     """No progress lines in this process (the CLIs' ``--quiet``)."""
     use(Reporter())
-
-
-# -- stages of worker processes --------------------------------------------------------------
-class EventQueue(Protocol):
-    """What a ``multiprocessing.SimpleQueue`` offers: ``put`` returns once the event is in
-    the pipe, so every event of a job has been sent when the job's result arrives."""
-
-    def put(self, obj: Any, /) -> None: ...
-
-    def get(self) -> Any: ...
-
-    def empty(self) -> bool: ...
-
-
-class QueueReporter(Reporter):
-    """A worker process's reporter: its stages' events, to the parent's ``Relay``."""
-
-    def __init__(self, queue: EventQueue, clock: Clock = time.monotonic,
-                 interval: float = FORWARD_S) -> None:
-        super().__init__(clock)
-        self.queue = queue
-        self.interval = interval
-        self._ids = itertools.count()
-        self._keys: dict[int, str] = {}
-        self._sent: dict[int, float] = {}
-
-    def started(self, stage: Stage) -> None:
-        key = f"{os.getpid()}-{next(self._ids)}"
-        self._keys[id(stage)] = key
-        self._sent[id(stage)] = self.clock()
-        self.queue.put(("start", key, stage.started_at, stage.name, stage.total, stage.unit))
-
-    def advanced(self, stage: Stage) -> None:
-        now = self.clock()
-        if now - self._sent.get(id(stage), now) >= self.interval:
-            self._sent[id(stage)] = now
-            self.queue.put(("advance", self._keys[id(stage)], stage.done, stage.detail))
-
-    def finished(self, stage: Stage) -> None:
-        self._sent.pop(id(stage), None)
-        key = self._keys.pop(id(stage))
-        self.queue.put(("end", key, stage.done, stage.detail, stage.failed, stage.ended_at))
-
-
-def forward_to(queue: EventQueue) -> None:
-    """A worker process's initializer: its stages report to the parent through ``queue``."""
-    use(QueueReporter(queue))
-
-
-class Relay:
-    """The parent's side of ``forward_to``: its workers' stages, replayed on its reporter.
-
-    A stage starts and ends when its worker said (``time.monotonic`` is one clock for all
-    processes of a machine); the parent writes its lines as the events arrive, when it
-    ``pump``s (a waiting parent polls every fraction of a second)."""
-
-    def __init__(self, queue: EventQueue, reporter: Reporter | None = None) -> None:
-        self.queue = queue
-        self.reporter = reporter if reporter is not None else current()
-        self._stages: dict[str, Stage] = {}
-
-    def pump(self) -> None:
-        """Replay the events that arrived, then the heartbeats that are due."""
-        while not self.queue.empty():
-            self._replay(self.queue.get())
-        self.reporter.tick()
-
-    def close(self) -> None:
-        """What arrived last; a stage whose worker ended without ending it failed."""
-        while not self.queue.empty():
-            self._replay(self.queue.get())
-        for stage in self._stages.values():
-            stage.finish(failed=True)
-        self._stages.clear()
-
-    def _replay(self, event: tuple[Any, ...]) -> None:
-        kind, key, *rest = event
-        if kind == "start":
-            at, name, total, unit = rest
-            stage = Stage(name, total, unit, self.reporter)
-            stage.started_at = at
-            self.reporter.started(stage)
-            self._stages[key] = stage
-            return
-        stage = self._stages.get(key)
-        if stage is None:
-            return
-        stage.done, stage.detail = rest[0], rest[1]
-        if kind == "advance":
-            self.reporter.advanced(stage)
-        else:
-            del self._stages[key]
-            stage.finish(failed=bool(rest[2]), at=rest[3])
-
-
-# -- pytest ----------------------------------------------------------------------------------
-class PytestSink:
-    """pytest's terminal, written with pytest's output capture suspended (progress comes
-    mostly from inside an item's call, where capture is on).  On an xdist worker, whose
-    stdout goes nowhere, the stderr it shares with the controller, line by line and marked
-    with the worker's name; elsewhere pytest's terminal reporter, so that pytest's own line
-    (its progress dots) is ended first."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.worker = os.environ.get("PYTEST_XDIST_WORKER") if hasattr(
-            config, "workerinput") else None
-        self.stream = StreamSink(fresh_line=True)
-        self._live = False
-
-    def line(self, text: str) -> None:
-        with self._uncaptured():
-            terminal = self._terminal()
-            if self.worker is not None or terminal is None:
-                self.stream.line(f"[{self.worker}] {text}" if self.worker else text)
-            elif self._live:
-                terminal.rewrite(text, erase=True)
-                terminal.write("\n")
-            else:
-                terminal.write_line(text)
-            if terminal is not None:
-                terminal.flush()
-        self._live = False
-
-    def live(self, text: str) -> None:
-        with self._uncaptured():
-            terminal = self._terminal()
-            if terminal is None:
-                return
-            if not self._live:
-                terminal.ensure_newline()
-            terminal.rewrite(text, erase=True)
-            terminal.flush()
-        self._live = bool(text)
-
-    def interactive(self) -> bool:
-        terminal = self._terminal()
-        return self.worker is None and terminal is not None and bool(terminal.isatty)
-
-    def _terminal(self) -> Any:
-        return self.config.pluginmanager.getplugin("terminalreporter")
-
-    def _uncaptured(self) -> contextlib.AbstractContextManager[Any]:
-        # The capture manager's own switch (what pytest's live logging uses); with capture
-        # off (-s, -p no:capture) there is nothing to suspend.
-        capture = self.config.pluginmanager.getplugin("capturemanager")
-        suspend = getattr(capture, "global_and_fixture_disabled", None)
-        return suspend() if suspend is not None else contextlib.nullcontext()
-
-
-def for_pytest(config: pytest.Config) -> Reporter:
-    """The reporter of a pytest process: quiet under ``-q``; else pytest's terminal
-    (interactive on a terminal without xdist, line by line elsewhere)."""
-    if config.get_verbosity() < 0:
-        return Reporter()
-    return _PytestReporter(PytestSink(config))
-
-
-def install_for_pytest(config: pytest.Config) -> None:
-    """``for_pytest`` as the process's reporter until ``config`` ends (then the one before,
-    for a run inside another: pytester's in-process runs)."""
-    previous = use(for_pytest(config))
-    config.add_cleanup(lambda: use(previous))
-
-
-class _PytestReporter(TextReporter):
-    """Decides interactive at the first stage: pytest's terminal reporter is registered
-    after the plugin's ``pytest_configure``, where this reporter is made."""
-
-    def __init__(self, sink: PytestSink) -> None:
-        super().__init__(sink)
-        self._pytest_sink = sink
-        self._decided = False
-
-    def started(self, stage: Stage) -> None:
-        if not self._decided:
-            self.interactive = self._pytest_sink.interactive()
-            self._decided = True
-        super().started(stage)
 
 
 @contextlib.contextmanager

@@ -1,5 +1,7 @@
-"""The run's core, kept in ``config.stash``: everything a pytest run knows that is not
-particular to one kind of item.
+"""The run's state (``RunState``, kept in ``config.stash``): everything a run knows that is not
+particular to one kind of item — its options, profile and gates, its models (loaded once per
+process), its kinds and their records.  Its header and results.json metadata are
+``nlp_gate.report.header``'s; the items an xdist worker lost, ``pytest_plugin.xdist_handoff``'s.
 
 Data flow: options -> profile (models) and thresholds -> the registered item kinds' cases
 (pytest items) -> models loaded once per worker -> each kind's verdict -> results.json
@@ -9,7 +11,6 @@ records (handed from xdist workers to the controller) -> reports.
 from __future__ import annotations
 
 import json
-import re
 from argparse import Namespace
 from collections.abc import Iterable
 from functools import cached_property
@@ -35,19 +36,18 @@ from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.onnx_backend import check_backend
 from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
-from nlp_gate.engine.predictor import Classifier, LoadOptions
+from nlp_gate.engine.predictor import Classifier
 from nlp_gate.engine.rows import InputIndex
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
-from nlp_gate.native.cases import cases_folder, unwritable_folder
-from nlp_gate.options import Options
-from nlp_gate.results import ResultStore, package_versions
+from nlp_gate.settings import Options
+from nlp_gate.results import ResultStore
 from nlp_gate.shard import weights_size
 
-__all__ = ["Options", "Session"]  # Options: plugin.py reads it here (nlp_gate.options)
+__all__ = ["RunState"]
 
 
-class Session:
+class RunState:
     """The run's state; also every kind's ``KindContext`` (``nlp_gate.kinds.context``): the
     kinds see the run through that protocol only, never through this class."""
 
@@ -346,36 +346,6 @@ class Session:
             "models": [f"{m.dataset}/{m.name}" for m in case.models],
             "when": when, "message": message})
 
-    def record_lost_item(self, nodeid: str, crash: str) -> dict[str, Any]:
-        """Record an item whose xdist worker died while running it (the controller only
-        knows its node id: the models are those its parameter id names)."""
-        # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
-        param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
-        models = [f"{m.dataset}/{m.name}" for m in self.profile.models
-                  if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
-                               rf"{re.escape(m.name)}(-vs-|$)", param)]
-        message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
-                   ": its worker process died while running it (killed by a signal, e.g. "
-                   "the out-of-memory killer, or a native crash); counted as failed in the "
-                   "release verdict unless xdist runs it again to its end")
-        record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0],
-                  "message": message}
-        self.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
-        self.results.add("lost", len(self.results.sections.get("lost", [])), record)
-        return record
-
-    def settle_lost_item(self, nodeid: str) -> None:
-        """The final report of an item recorded as lost arrived (xdist ran it again on
-        another worker, or its worker died just after it finished): its records are its
-        outcome, so it leaves ``lost``, and ``recovered`` says that its worker died."""
-        for record in self.results.take("lost", lambda lost: lost["item"] == nodeid):
-            message = (f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
-                       "worker process died, but its outcome arrived (xdist ran it again on "
-                       "another worker); counted once, by that outcome (pytest's summary also "
-                       "counts the crash, as an error)")
-            self.results.add("recovered", len(self.results.sections.get("recovered", [])),
-                             {**record, "message": message})
-
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
         for c in self.classifiers.values():
@@ -393,103 +363,3 @@ class Session:
                 "cache_rejected": c.cache_rejected,
                 "forward_seconds": round(c.forward_seconds, 3), "backend": c.backend, **extra,
             })
-
-    # -- reporting ------------------------------------------------------------------------
-    def run_metadata(self) -> dict[str, Any]:
-        """results.json's ``run`` block.  A run refused at start-up may have no profile or
-        gates to describe: then its options only (results.json ``refused`` says why)."""
-        try:
-            return self._run_metadata()
-        except ConfigurationError:
-            return {"profile": self.options.profile,
-                    "models_file": str(self.options.models_file or ""), "models": [],
-                    "seed": self.options.seed, "sample": self.options.sample,
-                    "thresholds_file": str(self.options.thresholds), "gates": None,
-                    "shard": str(self.options.shard) if self.options.shard else None,
-                    "device": self.options.load.device, "dtype": self.options.load.dtype,
-                    "backend": self.options.load.backend,
-                    "batch_size": self.options.load.batch_size,
-                    "packages": package_versions()}
-
-    def _run_metadata(self) -> dict[str, Any]:
-        zoo = self.zoo_card()
-        run: dict[str, Any] = {
-            "profile": self.profile.name,
-            "models_file": str(self.profile.source_file),
-            "models": [
-                {"dataset": m.dataset, "model": m.name, "model_id": m.source,
-                 "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
-                 "labels": list(m.labels), "location": self.location(m),
-                 **self._registry_record(m)}
-                for m in self.profile.models
-            ],
-            "seed": self.options.seed,
-            "sample": self.options.sample,
-            "thresholds_file": str(self.options.thresholds),
-            "gates": self.gates_applied(),
-            "shard": str(self.options.shard) if self.options.shard else None,
-        }
-        for kind in self.kinds.values():
-            run.update(kind.metadata())
-        run.update({
-            "device": self.options.load.device,
-            "dtype": self.options.load.dtype,
-            "backend": self.options.load.backend,
-            "batch_size": self.options.load.batch_size,
-            "packages": package_versions(),
-        })
-        return run
-
-    def _registry_record(self, spec: ModelSpec) -> dict[str, Any]:
-        """results.json's ``registry``: what a registry URI resolved to in this run."""
-        if not is_registry_source(spec.source):
-            return {}
-        resolved = self.registry.resolved(spec.source)
-        return {"registry": resolved.record() if resolved is not None else None}
-
-    def gates_applied(self) -> str:
-        """Where the run's gates come from: the thresholds file and profile, or the built-in
-        gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
-        profile), which no file names."""
-        gates = self.thresholds
-        if gates.builtin:
-            why = ("not found" if not gates.path.is_file()
-                   else f"has no {gates.profile!r} profile")
-            return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
-        return f"{gates.path} (profile {gates.profile!r})"
-
-    def report_header(self) -> list[str]:
-        """Enough to reproduce the run: profile, models and revisions, seed, gates."""
-        versions = package_versions()
-        lines = [
-            # The plugin's own version first: a verdict is reproduced with the same release.
-            f"nlp-gate {versions['nlp-gate']}: python {versions['python']}, "
-            f"pytest {versions['pytest']}, pytest-xdist {versions['pytest-xdist']}, "
-            f"checklist {versions['checklist-pattern']}",
-            f"nlp-gate: profile={self.profile.name} ({self.profile.source_file}) "
-            f"seed={self.options.seed} sample={self.options.sample or 'all'} "
-            f"gates={self.gates_applied()}"
-            + (f" shard={self.options.shard}" if self.options.shard else "")
-            # Named when not the default: ONNX Runtime's probabilities differ in rounding.
-            + (f" backend={self.options.load.backend}"
-               if self.options.load.backend != LoadOptions.backend else ""),
-        ]
-        for m in self.profile.models:
-            rev = f"@{m.revision}" if m.revision else ""
-            lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
-            resolved = self.registry.resolved(m.source) if is_registry_source(m.source) else None
-            if resolved is not None:  # what the alias named when this run resolved it
-                lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
-        cases = cases_folder(self.options.results)
-        unwritable = unwritable_folder(cases)
-        if unwritable is not None:  # said once here, not as an error of every native item
-            lines.append(f"nlp-gate: case files not written: cannot write {cases} "
-                         f"({unwritable}); native tests run on their cases in memory")
-        drift = self.zoo_drift()
-        if drift:
-            lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
-                         "gates were calibrated on; their gate misses may come from this build "
-                         "(docs/measurements/calibration.md):")
-            lines += [f"nlp-gate:   {d}" for d in drift.values()]
-        return lines
-

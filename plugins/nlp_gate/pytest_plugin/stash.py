@@ -1,4 +1,4 @@
-"""Where the hook modules find the run's objects: its ``Session`` and pytest's session, in
+"""Where the hook modules find the run's objects: its ``RunState`` and pytest's session, in
 ``config.stash`` under the keys below.
 
 Its own module, importing no hook module, so that ``plugin.py`` and the modules it hands off
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.session import Session
+from nlp_gate.run_state import RunState
 
-SESSION_KEY = pytest.StashKey[Session]()
+SESSION_KEY = pytest.StashKey[RunState]()
 # pytest's session, from its start: what a stop signal and xdist's node hooks act on, which
 # pytest hands neither.
 PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
 
 
-def nlp_session(config: pytest.Config) -> Session:
-    """The run's ``Session``, built at ``pytest_configure``."""
+def nlp_session(config: pytest.Config) -> RunState:
+    """The run's ``RunState``, built at ``pytest_configure``."""
     return config.stash[SESSION_KEY]

@@ -1,8 +1,7 @@
 """The plugin's command-line options, ini keys and markers, declared in pytest's ``nlp-gate``
-group.
-
-Declared here, read once into the run's typed settings (``options.Options``); each item kind
-declares its own options and markers (``ItemKind.add_options``, ``ItemKind.markers``).
+group, and read once into the run's typed settings (``nlp_gate.settings.Options``,
+``options_from``); each item kind declares its own options and markers
+(``ItemKind.add_options``, ``ItemKind.markers``).
 """
 
 from __future__ import annotations
@@ -16,6 +15,9 @@ from nlp_gate.config import at_least
 from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
+from nlp_gate.config.paths import cache_dir, zoo_dir
+from nlp_gate.config.profiles import DEFAULT_PROFILE
+from nlp_gate.settings import Options, results_file
 from nlp_gate.shard import Shard, ShardError
 
 
@@ -95,3 +97,47 @@ def _shard(text: str) -> Shard:
         return Shard.parse(text)
     except ShardError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def options_from(config: pytest.Config) -> Options:
+    """The run's settings (``Options``), every default resolved against pytest's rootdir."""
+    opt, root = config.option, config.rootpath
+
+    def ini_path(name: str) -> Path | None:
+        value = config.getini(name)
+        return root / value if value else None
+
+    cache = cache_dir(root)
+    cache_file = {None: cache / "predictions.sqlite", "off": None}.get(
+        opt.nlp_prediction_cache, Path(str(opt.nlp_prediction_cache)))
+    return Options(
+        rootdir=root,
+        profile=opt.nlp_profile or config.getini("nlp_gate_profile") or DEFAULT_PROFILE,
+        models_file=opt.nlp_models_file or ini_path("nlp_gate_models_file"),
+        thresholds=opt.nlp_thresholds or root / "thresholds.yaml",
+        sample=opt.nlp_sample,
+        seed=opt.nlp_seed,
+        load=LoadOptions(device=opt.nlp_device, dtype=opt.nlp_dtype,
+                         batch_size=opt.nlp_batch_size, cache=cache_file,
+                         cache_max_mb=opt.nlp_cache_max_mb, backend=opt.nlp_backend,
+                         export_dir=cache / "onnx"),
+        results=results_file(opt.nlp_results, root),
+        cache_dir=cache,
+        zoo_dir=zoo_dir(root),
+        data_dir=opt.nlp_data_dir,
+        owns_whole_models=owns_whole_models(config),
+        release_suites=bool(config.getini("nlp_gate_release_suites")),
+        shard=opt.nlp_shard,
+        cli_models=tuple(opt.nlp_model),
+    )
+
+
+def owns_whole_models(config: pytest.Config) -> bool:
+    """Whether each process runs all items of the models it runs (see ``Options``).
+
+    xdist workers see ``dist="no"`` and the controller's choice in ``loadgroup``, the option
+    xdist sets on every worker to decide whether to group items by ``xdist_group``.
+    """
+    if not hasattr(config, "workerinput"):
+        return True  # the controller runs nothing under xdist; without xdist, everything
+    return bool(getattr(config.option, "loadgroup", False))

@@ -10,22 +10,26 @@ controller's hooks also keep each model's items on one worker (``xdist_groups``)
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from nlp_gate import xdist_groups
-from nlp_gate.interrupt import STOP_SIGNAL_KEY
-from nlp_gate.selection import (
+from nlp_gate.pytest_plugin import xdist_groups
+from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
+from nlp_gate.pytest_plugin.selection import (
     REFUSAL_FILE_KEY,
     expects_gated_items,
     no_gated_items_message,
     runs_behavioral_suite,
 )
-from nlp_gate.stash import PYTEST_SESSION_KEY, nlp_session
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, nlp_session
+
+if TYPE_CHECKING:
+    from nlp_gate.run_state import RunState
 
 WIRE_KEY = "nlp_gate_records"
 
@@ -111,7 +115,7 @@ class XdistController:
             report.user_properties = [p for p in report.user_properties if p[0] != WIRE_KEY]
         if report.when == "teardown":
             self.finished.add(report.nodeid)
-            nlp_session(self.config).settle_lost_item(report.nodeid)
+            settle_lost_item(nlp_session(self.config), report.nodeid)
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: object, error: object) -> None:
@@ -140,8 +144,40 @@ class XdistController:
         if not runs_behavioral_suite(self.config):
             return  # not a gate run (e.g. the project's own tests): xdist's report as it is
         run = nlp_session(self.config)
-        lost = run.record_lost_item(crashitem, str(report.longrepr))
+        lost = record_lost_item(run, crashitem, str(report.longrepr))
         report.when = "setup"  # an error of the run, not a gate the model missed
         report.longrepr = f"{report.longrepr}\n{lost['message']}"
         if crashitem in self.finished:  # its records arrived before its worker died
-            run.settle_lost_item(crashitem)
+            settle_lost_item(run, crashitem)
+
+
+# -- items lost with their worker ------------------------------------------------------------
+def record_lost_item(run: RunState, nodeid: str, crash: str) -> dict[str, Any]:
+    """Record an item whose xdist worker died while running it (the controller only
+    knows its node id: the models are those its parameter id names)."""
+    # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
+    param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
+    models = [f"{m.dataset}/{m.name}" for m in run.profile.models
+              if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
+                           rf"{re.escape(m.name)}(-vs-|$)", param)]
+    message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
+               ": its worker process died while running it (killed by a signal, e.g. "
+               "the out-of-memory killer, or a native crash); counted as failed in the "
+               "release verdict unless xdist runs it again to its end")
+    record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0],
+              "message": message}
+    run.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
+    run.results.add("lost", len(run.results.sections.get("lost", [])), record)
+    return record
+
+def settle_lost_item(run: RunState, nodeid: str) -> None:
+    """The final report of an item recorded as lost arrived (xdist ran it again on
+    another worker, or its worker died just after it finished): its records are its
+    outcome, so it leaves ``lost``, and ``recovered`` says that its worker died."""
+    for record in run.results.take("lost", lambda lost: lost["item"] == nodeid):
+        message = (f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
+                   "worker process died, but its outcome arrived (xdist ran it again on "
+                   "another worker); counted once, by that outcome (pytest's summary also "
+                   "counts the crash, as an error)")
+        run.results.add("recovered", len(run.results.sections.get("recovered", [])),
+                         {**record, "message": message})

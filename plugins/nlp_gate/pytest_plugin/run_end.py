@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate.interrupt import STOP_SIGNAL_KEY
+from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.report import RunEnd, write_run as write_reports
-from nlp_gate.selection import expects_gated_items
-from nlp_gate.stash import SESSION_KEY, nlp_session
+from nlp_gate.report.header import run_metadata
+from nlp_gate.pytest_plugin.selection import expects_gated_items
+from nlp_gate.pytest_plugin.stash import SESSION_KEY, nlp_session
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
 
@@ -67,7 +68,7 @@ def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None
     cannot be written is one message for the terminal summary (``RUN_END_KEY``)."""
     run = nlp_session(config)
     results = run.results.body(
-        run.run_metadata(),
+        run_metadata(run),
         interrupted=exitstatus == pytest.ExitCode.INTERRUPTED and not collection_errors,
         exitstatus=exitstatus, refused=refused, collection_errors=collection_errors)
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir

@@ -30,9 +30,9 @@ import threading
 
 import pytest
 
-from nlp_gate import early_signals
-from nlp_gate.options import results_file
-from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY
+from nlp_gate.pytest_plugin import early_signals
+from nlp_gate.settings import results_file
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
 STOP_SIGNAL_KEY = pytest.StashKey[str]()

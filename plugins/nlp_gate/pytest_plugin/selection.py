@@ -21,11 +21,11 @@ from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case
-from nlp_gate.session import Session
+from nlp_gate.run_state import RunState
 from nlp_gate.shard import split
-from nlp_gate.stash import nlp_session
+from nlp_gate.pytest_plugin.stash import nlp_session
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # nlp_gate/
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(kind.argname, params)
 
 
-def case_of(run: Session, item: pytest.Item) -> Case | None:
+def case_of(run: RunState, item: pytest.Item) -> Case | None:
     """The case of a behavioral item (of the first kind that parametrizes it), else None."""
     params = getattr(item, "callspec", None)
     for kind in run.kinds.values():
@@ -219,7 +219,7 @@ def case_of(run: Session, item: pytest.Item) -> Case | None:
     return None
 
 
-def is_nlp_gate_item(run: Session, item: pytest.Item) -> bool:
+def is_nlp_gate_item(run: RunState, item: pytest.Item) -> bool:
     """Whether a kind parametrizes ``item``: a case, or a kind's placeholder that skips
     saying why it has none (``-m regression`` with no baseline declared)."""
     params = getattr(item, "callspec", None)
@@ -269,7 +269,7 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
 REFUSAL_FILE_KEY = "nlp_gate_refusal_file"
 
 
-def missing_extras(run: Session, items: list[pytest.Item]) -> str | None:
+def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
     """What the selected items need that is not installed (one line per extra), else None:
     their models' libraries, a hub evaluation set's, and those of the items a missing
     extra kept from being made (``extras.Unmade``, e.g. attack recipes without TextAttack)."""

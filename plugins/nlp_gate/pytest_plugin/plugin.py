@@ -1,7 +1,7 @@
 """The pytest plugin (entry point ``pytest11: nlp_gate``): its hooks and fixtures, each handing
 off to the module that owns the work.
 
-The run's state lives in ``Session`` (``config.stash``, ``stash.py``), each kind of item behind
+The run's state lives in ``RunState`` (``config.stash``, ``stash.py``), each kind of item behind
 the ``ItemKind`` interface (``nlp_gate.kinds``).  ``selection`` knows which runs are behavioral
 and which items they keep, ``validation`` refuses a bad configuration before any item runs,
 ``outcome`` is the one place a verdict passes, skips or fails an item, ``xdist_handoff``
@@ -21,36 +21,38 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate import early_signals
+from nlp_gate.pytest_plugin import early_signals
 
 # First, before the imports below take their time: a Ctrl-C during them is then a stopped run,
 # not a traceback out of pytest's plugin loading (early_signals.py).
 early_signals.catch()
 
-from nlp_gate import (  # noqa: E402
+
+from nlp_gate.pytest_plugin import (  # noqa: E402
     outcome,
     path_values,
-    progress,
     run_end,
     selection,
+    terminal_progress,
     validation,
     xdist_groups,
     xdist_handoff,
 )
-from nlp_gate.cli_options import add_markers, add_options  # noqa: E402
+from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402
 from nlp_gate.config import ConfigurationError  # noqa: E402
-from nlp_gate.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402
-from nlp_gate.interrupt import (  # noqa: E402
+from nlp_gate.pytest_plugin.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402
+from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402
     run_is_ending,
     stop_before_items,
     stop_on_signals,
     stop_pending,
     stopped_while_starting,
 )
-from nlp_gate.outcome import Check  # noqa: E402
-from nlp_gate.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402
-from nlp_gate.session import Options, Session  # noqa: E402
-from nlp_gate.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
+from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402
+from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402
+from nlp_gate.report.header import report_header  # noqa: E402
+from nlp_gate.run_state import RunState  # noqa: E402
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
 
 # What test modules and tools import.
 __all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]
@@ -74,15 +76,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning")
     add_markers(config)
-    config.stash[SESSION_KEY] = Session(Options.from_config(config), config.option)
+    config.stash[SESSION_KEY] = RunState(options_from(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
-    progress.install_for_pytest(config)  # long stages (cold predictions) show signs of life
+    terminal_progress.install_for_pytest(config)  # long stages (cold predictions) show signs of life
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     try:
-        return nlp_session(config).report_header()
+        return report_header(nlp_session(config))
     except ConfigurationError as exc:
         return [f"nlp-gate: configuration error: {exc}"]
 
@@ -130,7 +132,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
 
 
 @pytest.fixture(scope="session", name="nlp_session")
-def nlp_session_fixture(request: pytest.FixtureRequest) -> Session:
+def nlp_session_fixture(request: pytest.FixtureRequest) -> RunState:
     """The run's core: profile, thresholds, loaded models, the item kinds."""
     return nlp_session(request.config)
 

@@ -6,7 +6,7 @@ Raised while collecting, the same error would only be a collection error of one 
 module.  A behavioral run is checked at session start (on the controller, before xdist
 starts its workers); gated items from elsewhere (a user's own test module) once collected.
 Under xdist a worker cannot stop the run: each gated item errors in its setup with the
-message instead (``Session.configuration_problem``).
+message instead (``RunState.configuration_problem``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 
 from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
-from nlp_gate.run_end import write_run
-from nlp_gate.selection import case_of, requested_argnames, runs_behavioral_suite
-from nlp_gate.stash import nlp_session
+from nlp_gate.pytest_plugin.run_end import write_run
+from nlp_gate.pytest_plugin.selection import case_of, requested_argnames, runs_behavioral_suite
+from nlp_gate.pytest_plugin.stash import nlp_session
 
 # Whether the configuration was validated already (at session start, for a behavioral run).
 VALIDATED_KEY = pytest.StashKey[bool]()
