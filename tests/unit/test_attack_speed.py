@@ -60,7 +60,7 @@ def textattack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Modu
 # -- memo ---------------------------------------------------------------------------------
 def test_memos_answer_as_textattack_and_are_gone_afterwards(
         textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks import memo
+    from nlp_gate.kinds.attacks.speedups import memo
     from textattack.attack_results import attack_result
     from textattack.shared import attacked_text, utils
     from textattack.shared.utils import strings
@@ -112,7 +112,7 @@ def _described(text: Any) -> tuple[Any, ...]:
 
 
 def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks import memo, texts
+    from nlp_gate.kinds.attacks.speedups import memo, texts
     from textattack.shared import AttackedText
 
     generate = AttackedText.generate_new_attacked_text
@@ -269,7 +269,8 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
 def test_lazy_filter_gives_the_search_what_the_eager_one_did(
         textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch,
         budget: int) -> None:
-    from nlp_gate.kinds.attacks import lazy, minilm
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import lazy
 
     judged = [0]
     embed = minilm.embed
@@ -301,7 +302,7 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
 
 
 def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks import lazy
+    from nlp_gate.kinds.attacks.speedups import lazy
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.search_methods import BeamSearch
 
@@ -317,7 +318,8 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
 # -- order --------------------------------------------------------------------------------
 def test_reordered_filter_keeps_textattacks_survivors_and_cache(
         textattack: ModuleType, forwards: list[Forward]) -> None:
-    from nlp_gate.kinds.attacks import minilm, order
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import order
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from textattack.constraints.semantics import WordEmbeddingDistance
     from textattack.goal_functions import UntargetedClassification
@@ -367,7 +369,8 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 # -- empty --------------------------------------------------------------------------------
 def test_remembered_empty_answers_keep_the_genetic_search(
         textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks import empty, minilm
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import empty
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.constraints.semantics import WordEmbeddingDistance

@@ -79,7 +79,8 @@ def import_textattack(bundle: Bundle) -> ModuleType:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return textattack
+    module: ModuleType = textattack
+    return module
 
 
 @contextmanager
@@ -93,13 +94,13 @@ def offline_guard() -> Iterator[None]:
     import textattack.shared.utils as ta_utils
 
     def from_cache(name: str, *args: Any, **kwargs: Any) -> str:
-        path = ta_utils.path_in_cache(name)
+        path: str = ta_utils.path_in_cache(name)
         if os.path.exists(path):
             return path
         raise MissingResources([TextAttackFile(name, "requested by TextAttack while building")])
 
     def from_url(url: str, save_path: str, *args: Any, **kwargs: Any) -> str:
-        path = ta_utils.path_in_cache(save_path)
+        path: str = ta_utils.path_in_cache(save_path)
         if os.path.exists(path):
             return path
         raise MissingResources([TextAttackFile(save_path, f"TextAttack download of {url}")])

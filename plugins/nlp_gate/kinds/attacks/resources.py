@@ -102,7 +102,8 @@ class Bundle:
     def provenance(self) -> dict[str, dict[str, Any]]:
         if not self.provenance_file.exists():
             return {}
-        return json.loads(self.provenance_file.read_text())
+        provenance: dict[str, dict[str, Any]] = json.loads(self.provenance_file.read_text())
+        return provenance
 
     def record_provenance(self, key: str, source: str, substitute_for: str | None = None) -> None:
         entries = self.provenance()

@@ -58,7 +58,8 @@ def _lazy_filter(attack: Any) -> Callable[..., list[Any]]:
         goal = attack.goal_function  # its budget is the Attacker's, set after the build
         wanted = goal.query_budget - goal.num_queries
         if not 0 < wanted < float("inf"):  # every survivor is queried, or none: TextAttack's
-            return eager(transformed_texts, current_text, original_text)
+            texts: list[Any] = eager(transformed_texts, current_text, original_text)
+            return texts
         texts = [t for t in transformed_texts if t.text != current_text.text]
         cache = attack.constraints_cache
         verdict: dict[int, bool] = {}

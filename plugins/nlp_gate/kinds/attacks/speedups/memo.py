@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from unittest import mock
 
-from nlp_gate.kinds.attacks import texts
+from nlp_gate.kinds.attacks.speedups import texts
 
 
 @contextmanager

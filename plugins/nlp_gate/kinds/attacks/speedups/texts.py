@@ -83,7 +83,7 @@ def cached_text(self: Any) -> str:
     return text
 
 
-def generate_source_hash(attacked_text_class: type) -> str:
+def generate_source_hash(attacked_text_class: Any) -> str:
     source = inspect.getsource(attacked_text_class.generate_new_attacked_text)
     return hashlib.sha256(source.encode()).hexdigest()
 

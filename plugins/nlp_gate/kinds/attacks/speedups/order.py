@@ -60,7 +60,8 @@ def _reordered(attack: Any, order: list[Any]) -> Callable[..., list[Any]]:
                 or (not original_text and any(c.compare_against_original for c in order))
                 or not all(c.check_compatibility(t) for c in order
                            for t in transformations.values())):
-            return eager(transformed_texts, current_text, original_text=original_text)
+            texts: list[Any] = eager(transformed_texts, current_text, original_text=original_text)
+            return texts
         filtered = transformed_texts[:]
         for constraint in order:
             if not filtered:
