@@ -113,7 +113,7 @@ def test_paraphrase_pronoun_resolved_is_duplicate():
 def _pronoun_pairs(about_the_referent: bool) -> list[tuple[str, str]]:
     """ "{male} met {female} in {city}. He/She was a {profession}." (He and She alternate),
     with the statement about the person the pronoun refers to, or about the other one."""
-    data = []
+    data: list[tuple[str, str]] = []
     for _, m in _man_and_woman("{male} {female} {profession} {city}", 100):
         man, woman, job, city = m["male"], m["female"], article(m["profession"]), m["city"]
         he = len(data) % 2 == 1
@@ -144,7 +144,7 @@ def test_entailment_respectively():
     entail "B is a doctor."."""
     t = editor.template("{first_name1} {first_name2} {profession1} {profession2}",
                         nsamples=100, meta=True, remove_duplicates=True)
-    data = []
+    data: list[tuple[str, str]] = []
     labels = []
     for m in t.meta:
         a, b = m["first_name1"], m["first_name2"]

@@ -19,6 +19,8 @@ from ``nlp_gate.native``, which imports CheckList's offline (``offline_perturb``
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from nlp_gate.native import INV, Perturb, behavioral_test
@@ -47,14 +49,15 @@ def _variants(pair: tuple[str, str], fn) -> list[tuple[str, str]]:
     return out
 
 
-def _changed(original, variants: list) -> list:
+def _changed(original: Any, variants: list[Any]) -> list[Any]:
     """The variants that differ from the original (a typo can swap two equal letters)."""
     return [v for v in variants if v != original]
 
 
 def _contract_or_expand(text: str) -> str:
-    expanded = Perturb.expand_contractions(text)
-    return expanded if expanded != text else Perturb.contract(text)
+    expanded: str = Perturb.expand_contractions(text)
+    contracted: str = Perturb.contract(text)
+    return expanded if expanded != text else contracted
 
 
 # --- sentiment -----------------------------------------------------------------------------

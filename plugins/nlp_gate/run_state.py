@@ -246,7 +246,7 @@ class RunState:
             return checkpoint_label_names(source)
         extras.require([extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model "
                                                    "URI")])
-        names = self.registry.label_names(source)
+        names: list[str] | None = self.registry.label_names(source)
         if names is None:
             raise ConfigurationError(
                 f"--nlp-model: {source} is an MLflow pyfunc model, whose outputs only you can "

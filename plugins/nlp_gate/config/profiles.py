@@ -10,7 +10,7 @@ import re
 from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -188,7 +188,7 @@ CLI_PROFILE = "cli"
 CLI_MODEL = re.compile(r"(?P<task>\w+)(\[(?P<labels>[^\]]*)\])?=(?P<source>.+)")
 
 
-def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | None],
+def cli_profile(entries: Sequence[str], read_labels: Callable[[str], list[str] | None],
                 models_file: Path | None = None) -> Profile:
     """A profile of the models named by ``--nlp-model TASK[LABELS]=SOURCE`` options, with the
     tasks of ``models_file`` (default: the packaged one).

@@ -249,7 +249,7 @@ class Encodings:
         if path is not None:
             publish(path, lambda f: np.savez(
                 f, lengths=_compact(found.lengths), truncated=np.int64(found.truncated),
-                **{f"flat_{name}": _compact(a) for name, a in found.flat.items()}),
+                **{f"flat_{name}": _compact(a) for name, a in found.flat.items()}),  # type: ignore[arg-type]  # numpy's stub: **kwds typed as allow_pickle's bool
                 self.keep_files)
 
 

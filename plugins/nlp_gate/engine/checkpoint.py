@@ -76,7 +76,7 @@ def hub_access(repo_id: str, revision: str | None) -> str:
     request with no retry (huggingface_hub retries a failed lookup five times, about 23 s,
     printing each failure) tells whether it answers."""
     from huggingface_hub import constants, hf_hub_url, try_to_load_from_cache
-    from huggingface_hub.utils import get_session
+    from huggingface_hub.utils import get_session  # type: ignore[attr-defined]  # exported at run time, not in its __all__
 
     cached = isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str)
     fetch = (f"with hub access, fetch it once into the cache (`huggingface-cli download "

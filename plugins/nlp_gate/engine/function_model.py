@@ -55,7 +55,8 @@ def import_function(spec: ModelSpec, search: Sequence[Path] = ()) -> PredictFunc
                              + (f" or put the module in {where}" if where else "")) from exc
     if not callable(function):
         raise ModelLoadError(f"{spec.key} ({spec.source}): {spec.function} is not callable")
-    return function
+    predict: Callable[[list[Any]], Any] = function
+    return predict
 
 
 # The packaged tasks whose inputs are (text, text) pairs; a models file's own task is one when

@@ -101,7 +101,8 @@ class OnnxModel:
         """Softmax of the logits of one padded batch (float32, the model's output order)."""
         (logits,) = self.session.run(["logits"], {k: features[k] for k in self.inputs})
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True), dtype=np.float32)
-        return shifted / shifted.sum(axis=1, keepdims=True)
+        probabilities: np.ndarray = shifted / shifted.sum(axis=1, keepdims=True)
+        return probabilities
 
 
 def load_exported(path: Path, weights: Callable[[], tuple[Any, Any]],

@@ -90,7 +90,8 @@ class RowMemo:
 
     def rows(self, keys: Sequence[Hashable]) -> np.ndarray:
         """The rows of ``keys`` (all stored), in order: a new array."""
-        return self._table[self.index.lookup(keys)]
+        rows: np.ndarray = self._table[self.index.lookup(keys)]
+        return rows
 
 
 # A forward pass returns memory every this many batches: torch's intermediate tensors,

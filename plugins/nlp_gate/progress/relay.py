@@ -92,9 +92,10 @@ class Relay:
             self.reporter.started(stage)
             self._stages[key] = stage
             return
-        stage = self._stages.get(key)
-        if stage is None:
+        found = self._stages.get(key)
+        if found is None:
             return
+        stage = found
         stage.done, stage.detail = rest[0], rest[1]
         if kind == "advance":
             self.reporter.advanced(stage)

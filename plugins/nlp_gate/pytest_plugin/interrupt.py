@@ -27,6 +27,8 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -80,11 +82,20 @@ def stop_on_signals(config: pytest.Config) -> None:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         previous = early_signals.take_over(sig, stop)
-        config.add_cleanup(lambda sig=sig, previous=previous: signal.signal(sig, previous))
+        config.add_cleanup(_restorer(sig, previous))
     early = early_signals.received()  # while pytest imported the plugin (early_signals.py)
     if early is not None:
         config.stash[STOP_SIGNAL_KEY] = early
         stopping.append(early)  # the next one stops at once, as after any first signal
+
+
+def _restorer(sig: signal.Signals, previous: Any) -> Callable[[], None]:
+    """At the config's end: ``sig``'s handler from before the run again."""
+
+    def restore() -> None:
+        signal.signal(sig, previous)
+
+    return restore
 
 
 def _stop(config: pytest.Config, session: pytest.Session, name: str) -> None:

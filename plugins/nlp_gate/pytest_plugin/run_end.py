@@ -58,8 +58,9 @@ def finish_unstarted(config: pytest.Config) -> None:
         return
     end = write_run(config, pytest.ExitCode.INTERRUPTED)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
-    for line in end.lines(pytest.ExitCode.INTERRUPTED) if terminal is not None else []:
-        terminal.write_line(line)
+    if terminal is not None:
+        for line in end.lines(pytest.ExitCode.INTERRUPTED):
+            terminal.write_line(line)
 
 
 def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None,

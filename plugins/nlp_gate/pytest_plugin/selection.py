@@ -14,6 +14,7 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -215,7 +216,7 @@ def case_of(run: RunState, item: pytest.Item) -> Case | None:
         # A kind with no cases here (attacks on a profile without a dataset to attack) gets
         # pytest's one skipped item of an empty parameter set, whose value is no case.
         if case is not None and any(isinstance(case, k.case_type) for k in run.kinds.values()):
-            return case
+            return cast(Case, case)
     return None
 
 
@@ -256,7 +257,7 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
     # A worker cannot stop the run: it hands the controller its message and no item, and
     # the controller stops the run with it, once (XdistController.pytest_xdist_node_
     # collection_finished), instead of every selected item erroring with it.
-    target = config.workerinput.get(REFUSAL_FILE_KEY)  # type: ignore[attr-defined]
+    target = config.workerinput.get(REFUSAL_FILE_KEY)
     if target is None:  # a controller without nlp-gate's handoff: each item says it
         run.configuration_problem = f"configuration error: {missing}"
         return

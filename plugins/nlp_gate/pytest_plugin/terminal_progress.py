@@ -78,7 +78,11 @@ def install_for_pytest(config: pytest.Config) -> None:
     """``for_pytest`` as the process's reporter until ``config`` ends (then the one before,
     for a run inside another: pytester's in-process runs)."""
     previous = use(for_pytest(config))
-    config.add_cleanup(lambda: use(previous))
+
+    def restore() -> None:
+        use(previous)
+
+    config.add_cleanup(restore)
 
 
 class _PytestReporter(TextReporter):

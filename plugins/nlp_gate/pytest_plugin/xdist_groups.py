@@ -40,7 +40,7 @@ _FOLDER_KEY = pytest.StashKey[Path]()
 
 
 def runs_loadgroup(config: pytest.Config) -> bool:
-    return config.getvalue("dist") == "loadgroup"
+    return bool(config.getvalue("dist") == "loadgroup")
 
 
 def group_of(item: pytest.Item) -> str | None:

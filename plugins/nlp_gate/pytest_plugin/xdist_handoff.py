@@ -110,7 +110,7 @@ class XdistController:
         # and xdist's note of it) brings its records a second time: the first stand.
         again = report.when == "teardown" and report.nodeid in self.finished
         for wire in wires if not again else []:
-            nlp_session(self.config).results.merge_wire(wire)
+            nlp_session(self.config).results.merge_wire(str(wire))
         if wires:  # consumed: not for other reporters (JUnit XML properties)
             report.user_properties = [p for p in report.user_properties if p[0] != WIRE_KEY]
         if report.when == "teardown":
@@ -138,7 +138,7 @@ class XdistController:
         if stop is not None:
             report.outcome = "skipped"
             report.when = "setup"
-            report.longrepr = (crashitem.split("::")[0], None,
+            report.longrepr = (crashitem.split("::")[0], None,  # type: ignore[assignment]  # no line: the item never started
                                f"not run to its end: the run was interrupted ({stop})")
             return
         if not runs_behavioral_suite(self.config):

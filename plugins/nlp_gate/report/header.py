@@ -16,70 +16,70 @@ if TYPE_CHECKING:
     from nlp_gate.run_state import RunState
 
 
-def run_metadata(run: RunState) -> dict[str, Any]:
+def run_metadata(state: RunState) -> dict[str, Any]:
     """results.json's ``run`` block.  A run refused at start-up may have no profile or
     gates to describe: then its options only (results.json ``refused`` says why)."""
     try:
-        return _run_metadata(run)
+        return _run_metadata(state)
     except ConfigurationError:
-        return {"profile": run.options.profile,
-                "models_file": str(run.options.models_file or ""), "models": [],
-                "seed": run.options.seed, "sample": run.options.sample,
-                "thresholds_file": str(run.options.thresholds), "gates": None,
-                "shard": str(run.options.shard) if run.options.shard else None,
-                "device": run.options.load.device, "dtype": run.options.load.dtype,
-                "backend": run.options.load.backend,
-                "batch_size": run.options.load.batch_size,
+        return {"profile": state.options.profile,
+                "models_file": str(state.options.models_file or ""), "models": [],
+                "seed": state.options.seed, "sample": state.options.sample,
+                "thresholds_file": str(state.options.thresholds), "gates": None,
+                "shard": str(state.options.shard) if state.options.shard else None,
+                "device": state.options.load.device, "dtype": state.options.load.dtype,
+                "backend": state.options.load.backend,
+                "batch_size": state.options.load.batch_size,
                 "packages": package_versions()}
 
-def _run_metadata(run: RunState) -> dict[str, Any]:
-    zoo = run.zoo_card()
+def _run_metadata(state: RunState) -> dict[str, Any]:
+    zoo = state.zoo_card()
     run: dict[str, Any] = {
-        "profile": run.profile.name,
-        "models_file": str(run.profile.source_file),
+        "profile": state.profile.name,
+        "models_file": str(state.profile.source_file),
         "models": [
             {"dataset": m.dataset, "model": m.name, "model_id": m.source,
              "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
-             "labels": list(m.labels), "location": run.location(m),
-             **_registry_record(run, m)}
-            for m in run.profile.models
+             "labels": list(m.labels), "location": state.location(m),
+             **_registry_record(state, m)}
+            for m in state.profile.models
         ],
-        "seed": run.options.seed,
-        "sample": run.options.sample,
-        "thresholds_file": str(run.options.thresholds),
-        "gates": gates_applied(run),
-        "shard": str(run.options.shard) if run.options.shard else None,
+        "seed": state.options.seed,
+        "sample": state.options.sample,
+        "thresholds_file": str(state.options.thresholds),
+        "gates": gates_applied(state),
+        "shard": str(state.options.shard) if state.options.shard else None,
     }
-    for kind in run.kinds.values():
+    for kind in state.kinds.values():
         run.update(kind.metadata())
     run.update({
-        "device": run.options.load.device,
-        "dtype": run.options.load.dtype,
-        "backend": run.options.load.backend,
-        "batch_size": run.options.load.batch_size,
+        "device": state.options.load.device,
+        "dtype": state.options.load.dtype,
+        "backend": state.options.load.backend,
+        "batch_size": state.options.load.batch_size,
         "packages": package_versions(),
     })
     return run
 
-def _registry_record(run: RunState, spec: ModelSpec) -> dict[str, Any]:
-    """results.json's ``registry``: what a registry URI resolved to in this run."""
+def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
+    """results.json's ``registry``: what a registry URI resolved to in this state."""
     if not is_registry_source(spec.source):
         return {}
-    resolved = run.registry.resolved(spec.source)
+    resolved = state.registry.resolved(spec.source)
     return {"registry": resolved.record() if resolved is not None else None}
 
-def gates_applied(run: RunState) -> str:
+def gates_applied(state: RunState) -> str:
     """Where the run's gates come from: the thresholds file and profile, or the built-in
     gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
     profile), which no file names."""
-    gates = run.thresholds
+    gates = state.thresholds
     if gates.builtin:
         why = ("not found" if not gates.path.is_file()
                else f"has no {gates.profile!r} profile")
         return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
     return f"{gates.path} (profile {gates.profile!r})"
 
-def report_header(run: RunState) -> list[str]:
+def report_header(state: RunState) -> list[str]:
     """Enough to reproduce the run: profile, models and revisions, seed, gates."""
     versions = package_versions()
     lines = [
@@ -87,26 +87,26 @@ def report_header(run: RunState) -> list[str]:
         f"nlp-gate {versions['nlp-gate']}: python {versions['python']}, "
         f"pytest {versions['pytest']}, pytest-xdist {versions['pytest-xdist']}, "
         f"checklist {versions['checklist-pattern']}",
-        f"nlp-gate: profile={run.profile.name} ({run.profile.source_file}) "
-        f"seed={run.options.seed} sample={run.options.sample or 'all'} "
-        f"gates={gates_applied(run)}"
-        + (f" shard={run.options.shard}" if run.options.shard else "")
+        f"nlp-gate: profile={state.profile.name} ({state.profile.source_file}) "
+        f"seed={state.options.seed} sample={state.options.sample or 'all'} "
+        f"gates={gates_applied(state)}"
+        + (f" shard={state.options.shard}" if state.options.shard else "")
         # Named when not the default: ONNX Runtime's probabilities differ in rounding.
-        + (f" backend={run.options.load.backend}"
-           if run.options.load.backend != LoadOptions.backend else ""),
+        + (f" backend={state.options.load.backend}"
+           if state.options.load.backend != LoadOptions.backend else ""),
     ]
-    for m in run.profile.models:
+    for m in state.profile.models:
         rev = f"@{m.revision}" if m.revision else ""
         lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
-        resolved = run.registry.resolved(m.source) if is_registry_source(m.source) else None
+        resolved = state.registry.resolved(m.source) if is_registry_source(m.source) else None
         if resolved is not None:  # what the alias named when this run resolved it
             lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
-    cases = cases_folder(run.options.results)
+    cases = cases_folder(state.options.results)
     unwritable = unwritable_folder(cases)
     if unwritable is not None:  # said once here, not as an error of every native item
         lines.append(f"nlp-gate: case files not written: cannot write {cases} "
                      f"({unwritable}); native tests run on their cases in memory")
-    drift = run.zoo_drift()
+    drift = state.zoo_drift()
     if drift:
         lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
                      "gates were calibrated on; their gate misses may come from this build "

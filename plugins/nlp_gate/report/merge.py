@@ -35,7 +35,8 @@ def _load(folder: Path) -> dict[str, Any]:
     path = folder / "results.json"
     if not path.is_file():
         raise MergeError(f"{path} not found: is {folder} the --nlp-results folder of a shard?")
-    return json.loads(path.read_text())
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
 
 
 def check_shards(runs: dict[Path, dict[str, Any]]) -> list[str]:

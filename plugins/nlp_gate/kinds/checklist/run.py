@@ -110,6 +110,7 @@ def harness_digest() -> str:
 
 def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:
     """The inputs ``test.run(n=sample, seed=seed)`` will ask the model for."""
+    examples: list[Any]
     examples, _ = test.example_list_and_indices(n=sample, seed=seed)
     return examples
 
