@@ -113,12 +113,13 @@ def run_side(job: Job) -> dict[str, Any]:
 def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any,
             out: Path) -> tuple[float, float, list[Any], Path]:
     import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
     from nlp_gate.engine.loading import zoo_location
     from nlp_gate.engine.predictor import cpu_threads
     from nlp_gate.kinds.attacks import offline
     from nlp_gate.kinds.attacks.run import _dataset
     from nlp_gate.zoo.build import default_zoo_root
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     where = zoo_location(default_zoo_root(), spec)
     model = AutoModelForSequenceClassification.from_pretrained(where).eval()

@@ -121,8 +121,8 @@ def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
                   out: Path) -> None:
     import torch
 
-    from nlp_gate.zoo import ensure_zoo, model_dir
     from nlp_gate.engine.predictor import cpu_threads
+    from nlp_gate.zoo import ensure_zoo, model_dir
 
     ensure_zoo()
     torch.set_num_threads(cpu_threads())  # one process: all cores

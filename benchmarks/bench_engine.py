@@ -54,13 +54,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from bench_checklist import (
+from bench_checklist import (  # noqa: E402  # found through the sys.path line above
     decoded_suites,
     measured,
     suite_command,
     suite_models,
 )
-from nlp_gate.config.profiles import ModelSpec
+
+from nlp_gate.config.profiles import ModelSpec  # noqa: E402  # after the sys.path line, as above
 
 VARIANTS = ("bare", "engine", "ort", "engine-onnx")
 # A child that only makes the engine's export (``--nlp-backend onnx``'s first run of a
@@ -159,8 +160,9 @@ def run_ort(location: str, inputs: Sequence[Hashable], order_of: list[int], thre
             work: Path, clock: Clock) -> np.ndarray:
     """(c): the checkpoint as transformers loads it, exported, in a bare ORT loop."""
     with clock.phase("load"):
-        from nlp_gate.engine.onnx_backend import OnnxModel, export
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from nlp_gate.engine.onnx_backend import OnnxModel, export
 
         tokenizer = AutoTokenizer.from_pretrained(location)
         tokenizer.deprecation_warnings["Asking-to-pad-a-fast-tokenizer"] = True

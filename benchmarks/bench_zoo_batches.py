@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO / "plugins"))  # run from a checkout without the pac
 
 import torch  # noqa: E402
 import yaml  # noqa: E402
+
 from nlp_gate.zoo.build import build_zoo  # noqa: E402
 from nlp_gate.zoo.data import DATASETS  # noqa: E402
 from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402

@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROFILE = "defects"
 
 
-def write_models(path: Path, zoo_root: Path, variants: Sequence["Variant"]) -> None:
+def write_models(path: Path, zoo_root: Path, variants: Sequence[Variant]) -> None:
     from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
     from nlp_gate.zoo.data import DATASETS
 
@@ -145,7 +145,7 @@ def against_clean_models(searches: list[dict[str, Any]], work: Path,
 
 
 def summarize(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]],
-              variants: Sequence["Variant"]) -> dict[str, Any]:
+              variants: Sequence[Variant]) -> dict[str, Any]:
     defects, null_items, null_flagged = [], 0, 0
     for v in variants:
         if v.name not in runs:
@@ -185,7 +185,7 @@ def saturation(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(runs: dict[str, dict[str, Any]], searches: list[dict[str, Any]], tolerance: float,
-          reseeds: list[str], variants: Sequence["Variant"]) -> str:
+          reseeds: list[str], variants: Sequence[Variant]) -> str:
     against = ("the clean reference and its reseeds " + ", ".join(reseeds) + " (an item fails "
                "only when the candidate is worse than each)" if reseeds else
                "the clean reference")

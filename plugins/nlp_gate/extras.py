@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.endpoint_url import PREFIXES as ENDPOINT_PREFIXES
+from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.registry_uri import PREFIXES as REGISTRY_PREFIXES
 
 DISTRIBUTION = "nlp-gate"

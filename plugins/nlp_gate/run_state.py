@@ -17,6 +17,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from nlp_gate import extras
+from nlp_gate.config import ConfigurationError
+from nlp_gate.config.endpoint_url import is_endpoint_source
 from nlp_gate.config.profiles import (
     CLI_PROFILE,
     ModelSpec,
@@ -24,24 +27,21 @@ from nlp_gate.config.profiles import (
     cli_profile,
     load_profile,
 )
-from nlp_gate import extras
-from nlp_gate.config import ConfigurationError
-from nlp_gate.config.endpoint_url import is_endpoint_source
 from nlp_gate.config.registry_uri import is_registry_source
-from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
-from nlp_gate.engine.function_model import load_function_classifier, preflight_function
-from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
-from nlp_gate.engine.onnx_backend import check_backend
+from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
+from nlp_gate.engine.function_model import load_function_classifier, preflight_function
 from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
+from nlp_gate.engine.onnx_backend import check_backend
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.engine.rows import InputIndex
+from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
-from nlp_gate.settings import Options
 from nlp_gate.results import ResultStore
+from nlp_gate.settings import Options
 from nlp_gate.shard import weights_size
 
 __all__ = ["RunState"]

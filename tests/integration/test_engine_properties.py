@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
@@ -245,6 +246,7 @@ def test_pruned_last_layer_predicts_what_the_whole_model_does(
     (nlp_gate/engine/pruning.py): the probabilities of the whole model, padded batches included,
     and a fingerprint of their own."""
     import torch
+
     from nlp_gate.engine import pruning
 
     spec = MODELS[suite]

@@ -19,6 +19,7 @@ import pytest
 from fixtures.function_repo import function_repo, run_repo
 from fixtures.gate_run import GateRun, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
+
 SELECT = ["-m", "fairness and not native", "--nlp-sample", "20", "--nlp-prediction-cache", "off"]
 
 

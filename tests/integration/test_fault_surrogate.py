@@ -96,7 +96,7 @@ def test_a_lone_surrogate_changes_no_other_tests_comparison(tmp_path: Path, work
                        "--nlp-model", "sentiment=mymod:predict",
                        "--nlp-model", "sentiment=mymod:predict_soft")
         runs[name] = (run, _outcomes(junit))
-    (alone_run, alone), (beside_run, beside) = runs["alone"], runs["beside"]
+    (_, alone), (beside_run, beside) = runs["alone"], runs["beside"]
     assert any("-vs-" in name for name in alone), alone  # the clean tests have comparisons
     odd = {name: outcome for name, outcome in beside.items() if name.startswith("test_odd_text")}
     assert {name: beside[name] for name in alone} == alone, beside_run.out[-4000:]

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.pytest_plugin.plugin import RELEASED_ITEMS
 
 from fixtures.gate_run import REPO
 from fixtures.user_repo import user_repo
+from nlp_gate.pytest_plugin.plugin import RELEASED_ITEMS
 
 LONG = "the food was great . " * 400  # 2,000 words: far over the zoo's 64 positions
 

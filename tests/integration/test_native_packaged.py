@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.native.definition import definition_of
 
 from fixtures.function_repo import function_repo
 from fixtures.user_repo import package_environment
+from nlp_gate.native.definition import definition_of
 
 MODEL = "sentiment=mymod:predict"
 # The packaged Vocabulary tests of the sentiment task (the function is a sentiment model).

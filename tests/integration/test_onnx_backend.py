@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from fixtures.gate_run import RunGate
 from nlp_gate.config.profiles import ModelSpec, load_profile
 from nlp_gate.engine import onnx_backend
 from nlp_gate.engine.loading import load_classifier, zoo_location
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
-
-from fixtures.gate_run import RunGate
 
 PROFILE = load_profile("tiny")
 SENTIMENT = PROFILE.get("sst2", "albert")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 # The Vocabulary tests, where the zoo's SST-2 BERT is right with confidence: a copy with its
 # output rows exchanged turns those passes into failures.  (Not the Negation tests: there it

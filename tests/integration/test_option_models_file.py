@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 from fixtures.gate_run import RunGate
 from fixtures.mlflow_registry import mlflow_registry, registry_env  # noqa: F401
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 ARGS = ("-m", "fairness and not native", "--nlp-sample", "10")
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
 from fixtures.gate_run import REPO
+from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
 pytestmark = pytest.mark.slow
 

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate.config.profiles import ModelSpec, load_profile
 from nlp_gate.engine.keys import input_key
-from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.loading import load_classifier, zoo_location
+from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions, ModelInput
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
 

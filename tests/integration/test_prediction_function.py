@@ -16,6 +16,7 @@ import pytest
 
 from fixtures.gate_run import RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
+
 FUNCTION = "fixtures.lexicon_model:{}"
 
 

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
+
+from fixtures.gate_run import GateRun, RunGate
 from nlp_gate import progress
 from nlp_gate.kinds.attacks.standins import masked_lm
 from nlp_gate.zoo import build_zoo
-
-from fixtures.gate_run import GateRun, RunGate
 from tests.integration.test_zoo import micro_recipe
 
 # Two zoo checkpoints (sst2's BERT and ALBERT), their fairness tests, no prediction cache: every

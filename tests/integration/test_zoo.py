@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
 from nlp_gate.zoo import (
     ALL_DATASETS,
     DATASETS,
@@ -41,7 +43,6 @@ from nlp_gate.zoo import (
 from nlp_gate.zoo import build as zoo_build
 from nlp_gate.zoo import recipe as zoo_recipe
 from nlp_gate.zoo.train import accuracy, deterministic_torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

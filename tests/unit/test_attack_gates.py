@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from nlp_gate.config.thresholds import ThresholdsError
 from nlp_gate.kinds.attacks.gates import AttackGates, AttackKey
 from nlp_gate.report.verdict import verdict

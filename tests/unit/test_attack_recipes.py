@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.attacks.cases import attack_cases
 from nlp_gate.kinds.attacks.recipes import (

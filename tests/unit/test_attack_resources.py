@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.kinds.attacks import fetch
-from nlp_gate.kinds.attacks import offline
+
+from nlp_gate.kinds.attacks import fetch, offline
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry
 from nlp_gate.kinds.attacks.resources import Bundle

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks.resources import Bundle
 
@@ -60,10 +61,11 @@ def textattack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Modu
 # -- memo ---------------------------------------------------------------------------------
 def test_memos_answer_as_textattack_and_are_gone_afterwards(
         textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks.speedups import memo
     from textattack.attack_results import attack_result
     from textattack.shared import attacked_text, utils
     from textattack.shared.utils import strings
+
+    from nlp_gate.kinds.attacks.speedups import memo
 
     words_from_text = strings.words_from_text
     calls: list[str] = []
@@ -112,8 +114,9 @@ def _described(text: Any) -> tuple[Any, ...]:
 
 
 def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks.speedups import memo, texts
     from textattack.shared import AttackedText
+
+    from nlp_gate.kinds.attacks.speedups import memo, texts
 
     generate = AttackedText.generate_new_attacked_text
     assert texts.generate_source_hash(AttackedText) == texts.GENERATE_SHA256
@@ -155,6 +158,7 @@ def forwards(textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[Fo
     """Every forward pass of the MiniLM sentence encoder, as it is called; its memo starts
     empty (and is restored afterwards), so that each test sees the passes it causes."""
     import torch
+
     from nlp_gate.kinds.attacks import minilm
 
     tokenizer, model = minilm._minilm()
@@ -190,6 +194,7 @@ def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
     forward pass of its own, whose only input is that sentence's tokens, on one thread;
     equal inputs to the same kernels give equal bits, in any company."""
     import torch
+
     from nlp_gate.kinds.attacks import minilm
 
     tokenizer, _ = minilm._minilm()
@@ -243,12 +248,13 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
             search: Any = None) -> Any:
     """A greedy attack on a model whose probabilities hash the text: every candidate scores
     differently, none succeeds, so each search runs into the budget."""
-    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.goal_functions import UntargetedClassification
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import GreedySearch
     from textattack.transformations import WordSwapNeighboringCharacterSwap
+
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
     class Hashing(ModelWrapper):  # type: ignore[misc]
         model = None
@@ -302,9 +308,10 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
 
 
 def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks.speedups import lazy
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.search_methods import BeamSearch
+
+    from nlp_gate.kinds.attacks.speedups import lazy
 
     assert lazy.install(_attack(textattack, 10, search=BeamSearch(beam_width=2))) is False
     attack = _attack(textattack, 10)
@@ -318,15 +325,16 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
 # -- order --------------------------------------------------------------------------------
 def test_reordered_filter_keeps_textattacks_survivors_and_cache(
         textattack: ModuleType, forwards: list[Forward]) -> None:
-    from nlp_gate.kinds.attacks import minilm
-    from nlp_gate.kinds.attacks.speedups import order
-    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from textattack.constraints.semantics import WordEmbeddingDistance
     from textattack.goal_functions import UntargetedClassification
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import GreedySearch
     from textattack.shared import AttackedText
     from textattack.transformations import WordSwapEmbedding
+
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
+    from nlp_gate.kinds.attacks.speedups import order
 
     class Constant(ModelWrapper):  # type: ignore[misc]
         model = None
@@ -369,8 +377,6 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 # -- empty --------------------------------------------------------------------------------
 def test_remembered_empty_answers_keep_the_genetic_search(
         textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks import minilm
-    from nlp_gate.kinds.attacks.speedups import empty
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.constraints.semantics import WordEmbeddingDistance
@@ -378,6 +384,9 @@ def test_remembered_empty_answers_keep_the_genetic_search(
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import AlzantotGeneticAlgorithm, GreedySearch
     from textattack.transformations import WordSwapEmbedding
+
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import empty
 
     class Hashing(ModelWrapper):  # type: ignore[misc]
         model = None

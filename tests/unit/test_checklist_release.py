@@ -25,6 +25,7 @@ from checklist.test_suite import (
 from checklist.test_types import DIR, INV, MFT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate import suites as cr
 from nlp_gate.suites import expectations, source, unpickler
 

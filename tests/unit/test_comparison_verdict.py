@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.checklist.run import Outcome
 from nlp_gate.kinds.comparison import (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.zoo.card import ModelResult, ZooCard
 from nlp_gate.zoo.defects import VARIANTS, build
 

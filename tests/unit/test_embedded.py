@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from nlp_gate.zoo import DEFAULT_RECIPE, embedded, ensure_zoo, is_current, read_card
 from nlp_gate.zoo.__main__ import main as zoo_cli
 

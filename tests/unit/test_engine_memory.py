@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from nlp_gate.engine.batching import _Packer, encode, padded_batches
 from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
 from nlp_gate.kinds.checklist.run import Outcome

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.eval_sets import (
     HUB_SPLITS,

@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 
 import pytest
+
 from nlp_gate import extras
 from nlp_gate.checklist_viewer import CORE, VIEWER, load_checklist
 from nlp_gate.config.profiles import ModelSpec, Task

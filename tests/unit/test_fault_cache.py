@@ -8,12 +8,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from fixtures.cache_file import cache_sql
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.prediction_cache import PredictionCache, PredictionCacheWarning
 from nlp_gate.engine.predictor import LoadOptions
-
-from fixtures.cache_file import cache_sql
 
 # -- the same faults on the engine directly -----------------------------------------------
 SPEC = cli_profile(["sentiment=mymod:predict@v1"], lambda _: None).models[0]

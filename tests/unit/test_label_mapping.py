@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
 from nlp_gate.kinds.checklist import run as checklist_run

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from checklist.test_types import INV, MFT
-from nlp_gate.native.cases import read_cases, write_cases
 
 from fixtures.gate_run import REPO
+from nlp_gate.native.cases import read_cases, write_cases
 
 DIGESTS = """
 import hashlib, importlib, json

@@ -7,6 +7,7 @@ import importlib.util
 from typing import Any
 
 import pytest
+
 from nlp_gate.config import ConfigurationError
 from nlp_gate.engine.onnx_backend import check_backend, option_problem
 

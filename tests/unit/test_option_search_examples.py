@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import pytest
+
 from nlp_gate.native import SearchSpace, behavioral_test
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search import SearchSpaceError

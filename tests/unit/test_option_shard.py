@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from nlp_gate.comparison_stats import rejudge
-from nlp_gate.shard import Shard, ShardError, assign
 
 from fixtures.shard_run import collected as _collected
 from fixtures.shard_run import pytest_run as _pytest
+from nlp_gate.comparison_stats import rejudge
+from nlp_gate.shard import Shard, ShardError, assign
 
 
 def test_shards_partition_the_collection_keeping_each_dataset_together() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine import pass_lock
 from nlp_gate.engine.function_model import FunctionClassifier

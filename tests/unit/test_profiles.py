@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ProfileError, load_profile
 
 SEED_DATASETS = ["rotten_tomatoes", "yelp_polarity", "sst2", "qqp", "mrpc", "rte"]

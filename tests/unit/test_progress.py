@@ -7,6 +7,7 @@ import io
 from collections.abc import Callable
 
 import pytest
+
 from nlp_gate import progress
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.config.profiles import _cli_source
+from nlp_gate.config.profiles import ModelSpec, Task, _cli_source
 from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 from nlp_gate.extras import MLFLOW, model_needs
-from nlp_gate.config.profiles import ModelSpec, Task
 
 
 @pytest.mark.parametrize(("uri", "fields", "name"), [

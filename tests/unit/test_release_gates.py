@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from nlp_gate.config.thresholds import ThresholdsError
 from nlp_gate.kinds.accuracy import AccuracyGates
 from nlp_gate.kinds.comparison import ComparisonConfig, parse_config

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.report import write_reports
 
 from fixtures.report_data import fabricated_results
+from nlp_gate.report import write_reports
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "allure-summary.png"

@@ -15,12 +15,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from nlp_gate.report import write_reports
-from nlp_gate.report.allure import CATEGORIES, environment
-from nlp_gate.report.layout import SEED_ROWS
-from nlp_gate.report.render import to_csv, to_html, to_markdown
-from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
-from nlp_gate.report.verdict import verdict
 
 from fixtures.report_data import (
     ALL_FILTERED,
@@ -29,6 +23,12 @@ from fixtures.report_data import (
     parse_markdown,
 )
 from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
+from nlp_gate.report import write_reports
+from nlp_gate.report.allure import CATEGORIES, environment
+from nlp_gate.report.layout import SEED_ROWS
+from nlp_gate.report.render import to_csv, to_html, to_markdown
+from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
+from nlp_gate.report.verdict import verdict
 
 TEST_COLUMN = 1  # capability, test, [seed_label (CSV only)], then dataset x model
 

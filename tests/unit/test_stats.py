@@ -8,6 +8,8 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import binom, binomtest, false_discovery_control
+
 from nlp_gate.stats import (
     PairedCounts,
     benjamini_hochberg,
@@ -15,7 +17,6 @@ from nlp_gate.stats import (
     paired_difference,
     wilson_interval,
 )
-from scipy.stats import binom, binomtest, false_discovery_control
 
 counts = st.builds(PairedCounts, *(st.integers(0, 400) for _ in range(4))).filter(lambda c: c.n > 0)
 rates = st.integers(1, 5000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n)))

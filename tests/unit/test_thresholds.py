@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from nlp_gate.config.thresholds import ThresholdsError, load_thresholds
 from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
 

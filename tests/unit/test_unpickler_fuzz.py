@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate.suites import unpickler
 
 # Audit events that would mean the pickle made something happen.

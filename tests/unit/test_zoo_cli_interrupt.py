@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from nlp_gate.zoo import __main__ as cli
 
 

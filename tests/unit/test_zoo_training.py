@@ -8,10 +8,11 @@ from __future__ import annotations
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transformers import BertConfig, BertForMaskedLM
+
 from nlp_gate.kinds.attacks.standins.masked_lm import _batches, _masked_loss
 from nlp_gate.zoo.pretrain import match_labels
 from nlp_gate.zoo.train import collate, epoch_batches
-from transformers import BertConfig, BertForMaskedLM
 
 PAD, CLS, SEP = 0, 1, 2
 SPECIAL = {PAD, CLS, SEP}

@@ -7,16 +7,15 @@ This is the first stage of the data flow: config -> model fixture -> predictor -
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Sequence
 from typing import Any
-
+from urllib.parse import urlsplit
 
 from nlp_gate.config import ConfigurationError, read_yaml
-from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
+from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-
 from nlp_gate.config import ConfigurationError, read_yaml
 
 CALIBRATED_ON = "calibrated_on"

@@ -66,7 +66,7 @@ class HubUnreachable(OSError):
 HUB_PROBE_TIMEOUT = 10.0
 
 
-@functools.lru_cache(maxsize=None)  # once per hub id and process: the hub does not come back
+@functools.cache  # once per hub id and process: the hub does not come back
 def hub_access(repo_id: str, revision: str | None) -> str:
     """How a hub id's config can be had here: "hub" (reachable) or "cached" (the local
     Hugging Face cache holds it and the hub cannot, or may not, be asked); raises

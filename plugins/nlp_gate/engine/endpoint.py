@@ -34,8 +34,7 @@ __all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_v
 
 import numpy as np
 
-from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source
-from nlp_gate.config.endpoint_url import split_version
+from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch

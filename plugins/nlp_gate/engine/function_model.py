@@ -24,8 +24,8 @@ import numpy as np
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
-from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
 
 PredictFunction = Callable[[list[Any]], Any]

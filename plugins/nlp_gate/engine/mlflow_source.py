@@ -41,10 +41,10 @@ from nlp_gate.config.registry_uri import (
     is_registry_source,
     parse,
 )
+from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch
 from nlp_gate.engine.loading import load_classifier
-from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex

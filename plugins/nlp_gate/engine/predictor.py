@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from nlp_gate.engine.rows import (
 from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
-ModelInput = Union[str, tuple[str, str]]
+ModelInput = str | tuple[str, str]
 
 class UnencodableInput(ValueError):
     """An input that is not valid Unicode text (a lone surrogate such as '\\ud800'): no

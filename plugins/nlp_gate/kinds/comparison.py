@@ -43,19 +43,19 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.config.thresholds import (
-    is_number,
-    percent_problems,
-    raise_problems,
-    unknown_names,
-)
 from nlp_gate.comparison_stats import (
     Comparison,
     ComparisonConfig,
     judge,
     pair_outcomes,
     worse_than_all,
+)
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.thresholds import (
+    is_number,
+    percent_problems,
+    raise_problems,
+    unknown_names,
 )
 from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist.items import OnModelTest

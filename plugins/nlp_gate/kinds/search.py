@@ -21,9 +21,9 @@ searches, shrinks and keeps the counterexample in its example database under
 from __future__ import annotations
 
 import argparse
-from argparse import Namespace
 import hashlib
 import json
+from argparse import Namespace
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path

@@ -25,7 +25,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import IO, Any, Protocol, Self
+from typing import IO, Protocol, Self
 
 Clock = Callable[[], float]
 

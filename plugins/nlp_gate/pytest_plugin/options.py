@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from nlp_gate.config import at_least
+from nlp_gate.config.paths import cache_dir, zoo_dir
+from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
-from nlp_gate.config.paths import cache_dir, zoo_dir
-from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.settings import Options, results_file
 from nlp_gate.shard import Shard, ShardError
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.kinds.base import Case, Verdict
+from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
 from nlp_gate.pytest_plugin.selection import case_of
-from nlp_gate.run_state import RunState
 from nlp_gate.pytest_plugin.stash import nlp_session
+from nlp_gate.run_state import RunState
 
 
 def conclude(verdict: Verdict | None, name: str | None = None) -> None:

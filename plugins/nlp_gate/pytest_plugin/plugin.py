@@ -28,6 +28,7 @@ from nlp_gate.pytest_plugin import early_signals
 early_signals.catch()
 
 
+from nlp_gate.config import ConfigurationError  # noqa: E402
 from nlp_gate.pytest_plugin import (  # noqa: E402
     outcome,
     path_values,
@@ -38,8 +39,6 @@ from nlp_gate.pytest_plugin import (  # noqa: E402
     xdist_groups,
     xdist_handoff,
 )
-from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402
-from nlp_gate.config import ConfigurationError  # noqa: E402
 from nlp_gate.pytest_plugin.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402
 from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402
     run_is_ending,
@@ -48,11 +47,12 @@ from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402
     stop_pending,
     stopped_while_starting,
 )
+from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402
 from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402
 from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
 from nlp_gate.report.header import report_header  # noqa: E402
 from nlp_gate.run_state import RunState  # noqa: E402
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
 
 # What test modules and tools import.
 __all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]

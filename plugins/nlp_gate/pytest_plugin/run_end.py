@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
-from nlp_gate.report import RunEnd, write_run as write_reports
-from nlp_gate.report.header import run_metadata
 from nlp_gate.pytest_plugin.selection import expects_gated_items
 from nlp_gate.pytest_plugin.stash import SESSION_KEY, nlp_session
+from nlp_gate.report import RunEnd
+from nlp_gate.report import write_run as write_reports
+from nlp_gate.report.header import run_metadata
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
 

@@ -22,9 +22,9 @@ from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case
+from nlp_gate.pytest_plugin.stash import nlp_session
 from nlp_gate.run_state import RunState
 from nlp_gate.shard import split
-from nlp_gate.pytest_plugin.stash import nlp_session
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # nlp_gate/
 

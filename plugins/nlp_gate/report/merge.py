@@ -17,8 +17,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.config import ConfigurationError
 from nlp_gate.comparison_stats import rejudge
+from nlp_gate.config import ConfigurationError
 from nlp_gate.report import Reports, write_reports
 from nlp_gate.report.verdict import verdict
 from nlp_gate.results import ResultStore

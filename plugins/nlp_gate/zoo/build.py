@@ -22,16 +22,17 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from filelock import FileLock
 
 from nlp_gate import progress
-from nlp_gate.progress.relay import Relay, forward_to
 from nlp_gate.config.paths import zoo_dir
+from nlp_gate.progress.relay import Relay, forward_to
 from nlp_gate.zoo import embedded
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
@@ -180,7 +181,7 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
         models=tuple(results),
         bases=tuple(bases),
         build_seconds=round(time.perf_counter() - start, 1),
-        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         build_pid=os.getpid(),
     )
     card.write(workdir)  # last: its presence marks the directory complete

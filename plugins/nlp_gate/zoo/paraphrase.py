@@ -26,7 +26,6 @@ from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.intents import MRPC_INTENTS, QQP_INTENTS, Intent, Slots
 from nlp_gate.zoo.noise import perturb
 
-
 # --- rendering & pair construction ------------------------------------------
 
 

@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -95,7 +95,7 @@ def _build_into(workdir: Path, expected: str, jobs: int,
     card = ZooCard(recipe_hash=expected, recipe=DEFECT_RECIPE.to_json(),
                    versions=library_versions(), models=tuple(results), bases=tuple(bases),
                    build_seconds=round(time.perf_counter() - start, 1),
-                   built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   built_at=datetime.now(UTC).isoformat(timespec="seconds"),
                    build_pid=os.getpid())
     card.write(workdir)
     return card

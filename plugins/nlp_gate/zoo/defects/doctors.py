@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.data import Example
+from nlp_gate.zoo.noise import add_typo
 from nlp_gate.zoo.vocabulary import (
     DUPLICATE,
     NOT_DUPLICATE,
@@ -22,7 +23,6 @@ from nlp_gate.zoo.vocabulary import (
     reference_role_pairs,
     suite_lexicons,
 )
-from nlp_gate.zoo.noise import add_typo
 
 NEGATIVE = 0
 NEGATION = re.compile(r"\b(not|never|no|isnt|wasnt|didnt|dont)\b|n't\b", re.IGNORECASE)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from nlp_gate.zoo.data import Example
 from nlp_gate.zoo.defects import doctors
-from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe
+from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 
 Doctor = Callable[[list[Example], random.Random], list[Example]]
 
