@@ -37,8 +37,11 @@ INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: needs the built zoo or runs pytest in a "
-                                       "subprocess (the fast subset is -m 'not slow')")
+    config.addinivalue_line(
+        "markers",
+        "slow: needs the built zoo or runs pytest in a "
+        "subprocess (the fast subset is -m 'not slow')",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

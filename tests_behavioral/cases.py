@@ -22,8 +22,7 @@ def filled(templates: Iterable[Any], nsamples: int, **fills: Any) -> list[Any]:
     ``{x1}``, never get the same value), concatenated; tuple templates give pairs."""
     data: list[Any] = []
     for template in templates:
-        data += editor.template(template, nsamples=nsamples, remove_duplicates=True,
-                                **fills).data
+        data += editor.template(template, nsamples=nsamples, remove_duplicates=True, **fills).data
     return data
 
 
@@ -44,8 +43,9 @@ def swap(item: Any, old: str, new: str) -> Any:
     return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, item)
 
 
-def swapped(templates: list[Any], slot: str, pool: tuple[str, ...], nsamples: int,
-            k: int = 3, **fills: Any) -> list[list[Any]]:
+def swapped(
+    templates: list[Any], slot: str, pool: tuple[str, ...], nsamples: int, k: int = 3, **fills: Any
+) -> list[list[Any]]:
     """INV cases: each filled template, then ``k`` copies with its ``slot`` value replaced by
     other values drawn from ``pool`` (which also fills the slot unless ``fills`` does)."""
     fills.setdefault(slot, list(pool))

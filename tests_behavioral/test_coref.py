@@ -38,16 +38,18 @@ def test_sentiment_agree_with_him_or_her():
     "him" it is positive."""
     data: list[str] = []
     labels: list[int] = []
-    for d, m in _man_and_woman("{male} {pos_verb_past} the {thing} and {female} "
-                               "{neg_verb_past} it.", 60):
+    for d, m in _man_and_woman(
+        "{male} {pos_verb_past} the {thing} and {female} {neg_verb_past} it.", 60
+    ):
         if len(data) % 2:
             data.append(f"{d} I agree with him.")
             labels.append(POSITIVE)
         else:
             data.append(f"{d} I agree with her.")
             labels.append(NEGATIVE)
-    for d, m in _man_and_woman("{female} thought the {thing} was {pos_adj}, but {male} thought it "
-                               "was {neg_adj}.", 60):
+    for d, m in _man_and_woman(
+        "{female} thought the {thing} was {pos_adj}, but {male} thought it was {neg_adj}.", 60
+    ):
         if len(data) % 2:
             data.append(f"{d} I side with her.")
             labels.append(POSITIVE)
@@ -61,10 +63,16 @@ def test_sentiment_agree_with_him_or_her():
 def test_sentiment_former_latter():
     """ "Some people think the movie is great, others think it is awful. I agree with the
     former." is positive; "the latter" makes it negative."""
-    t = editor.template("Some people think the {thing} is {pos_adj}, others think it is "
-                        "{neg_adj}.", nsamples=40, remove_duplicates=True)
-    u = editor.template("Some people think the {thing} is {neg_adj}, others think it is "
-                        "{pos_adj}.", nsamples=40, remove_duplicates=True)
+    t = editor.template(
+        "Some people think the {thing} is {pos_adj}, others think it is {neg_adj}.",
+        nsamples=40,
+        remove_duplicates=True,
+    )
+    u = editor.template(
+        "Some people think the {thing} is {neg_adj}, others think it is {pos_adj}.",
+        nsamples=40,
+        remove_duplicates=True,
+    )
     data: list[str] = []
     labels: list[int] = []
     for i, s in enumerate(t.data):
@@ -83,13 +91,27 @@ def test_sentiment_former_latter():
 def test_paraphrase_swapped_pronouns_not_duplicate():
     """Swapping who the pronouns refer to changes the question: "If A and B were alone, do you
     think he would reject her?" / "... she would reject him?"."""
-    data = [d for d, _ in _man_and_woman(
-        ("If {male} and {female} were alone, do you think he would {v} her?",
-         "If {male} and {female} were alone, do you think she would {v} him?"), 50,
-        v=["reject", "kiss", "ignore", "help", "hug", "trust"])]
-    data += [d for d, _ in _man_and_woman(
-        ("If {male} and {female} were married, would his family be happy?",
-         "If {male} and {female} were married, would her family be happy?"), 40)]
+    data = [
+        d
+        for d, _ in _man_and_woman(
+            (
+                "If {male} and {female} were alone, do you think he would {v} her?",
+                "If {male} and {female} were alone, do you think she would {v} him?",
+            ),
+            50,
+            v=["reject", "kiss", "ignore", "help", "hug", "trust"],
+        )
+    ]
+    data += [
+        d
+        for d, _ in _man_and_woman(
+            (
+                "If {male} and {female} were married, would his family be happy?",
+                "If {male} and {female} were married, would her family be happy?",
+            ),
+            40,
+        )
+    ]
     return MFT(data, labels=NOT_DUPLICATE)
 
 
@@ -97,13 +119,27 @@ def test_paraphrase_swapped_pronouns_not_duplicate():
 def test_paraphrase_pronoun_resolved_is_duplicate():
     """Replacing each pronoun by the name it unambiguously refers to keeps the question: "...
     do you think he would reject her?" / "... do you think {male} would reject {female}?"."""
-    data = [d for d, _ in _man_and_woman(
-        ("If {male} and {female} were alone, do you think he would {v} her?",
-         "If {male} and {female} were alone, do you think {male} would {v} {female}?"), 50,
-        v=["reject", "kiss", "ignore", "help", "hug", "trust"])]
-    data += [d for d, _ in _man_and_woman(
-        ("If {male} and {female} were married, would her family be happy?",
-         "If {male} and {female} were married, would {female}'s family be happy?"), 40)]
+    data = [
+        d
+        for d, _ in _man_and_woman(
+            (
+                "If {male} and {female} were alone, do you think he would {v} her?",
+                "If {male} and {female} were alone, do you think {male} would {v} {female}?",
+            ),
+            50,
+            v=["reject", "kiss", "ignore", "help", "hug", "trust"],
+        )
+    ]
+    data += [
+        d
+        for d, _ in _man_and_woman(
+            (
+                "If {male} and {female} were married, would her family be happy?",
+                "If {male} and {female} were married, would {female}'s family be happy?",
+            ),
+            40,
+        )
+    ]
     return MFT(data, labels=DUPLICATE)
 
 
@@ -119,8 +155,12 @@ def _pronoun_pairs(about_the_referent: bool) -> list[tuple[str, str]]:
         he = len(data) % 2 == 1
         referent, other = (man, woman) if he else (woman, man)
         subject = referent if about_the_referent else other
-        data.append((tidy(f"{man} met {woman} in {city}. {'He' if he else 'She'} was {job}."),
-                     f"{subject} was {job}."))
+        data.append(
+            (
+                tidy(f"{man} met {woman} in {city}. {'He' if he else 'She'} was {job}."),
+                f"{subject} was {job}.",
+            )
+        )
     return data
 
 
@@ -142,8 +182,12 @@ def test_entailment_pronoun_other_person_not_entailment():
 def test_entailment_respectively():
     """ "A and B are a doctor and a pilot, respectively." entails "B is a pilot." and does not
     entail "B is a doctor."."""
-    t = editor.template("{first_name1} {first_name2} {profession1} {profession2}",
-                        nsamples=100, meta=True, remove_duplicates=True)
+    t = editor.template(
+        "{first_name1} {first_name2} {profession1} {profession2}",
+        nsamples=100,
+        meta=True,
+        remove_duplicates=True,
+    )
     data: list[tuple[str, str]] = []
     labels = []
     for m in t.meta:

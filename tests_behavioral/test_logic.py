@@ -27,9 +27,14 @@ from nlp_gate.native_tests.lexicons import (
 
 # Symmetric relations between two people (the swap is entailed).
 SYMMETRIC: tuple[str, ...] = (
-    "{a} married {b}.", "{a} is {b}'s cousin.", "{a} and {b} are neighbors.",
-    "{a} met {b} in {city}.", "{a} shook hands with {b}.", "{a} is a colleague of {b}.",
-    "{a} played chess against {b}.", "{a} is {b}'s sibling.",
+    "{a} married {b}.",
+    "{a} is {b}'s cousin.",
+    "{a} and {b} are neighbors.",
+    "{a} met {b} in {city}.",
+    "{a} shook hands with {b}.",
+    "{a} is a colleague of {b}.",
+    "{a} played chess against {b}.",
+    "{a} is {b}'s sibling.",
 )
 _SYMMETRIC_SWAP: dict[str, str] = {
     "{a} and {b} are neighbors.": "{b} and {a} are neighbors.",
@@ -40,8 +45,11 @@ ASYMMETRIC: tuple[tuple[str, str, str], ...] = (
     ("{a} is older than {b}.", "{b} is older than {a}.", "{b} is younger than {a}."),
     ("{a} is taller than {b}.", "{b} is taller than {a}.", "{b} is shorter than {a}."),
     ("{a} is {b}'s parent.", "{b} is {a}'s parent.", "{b} is {a}'s child."),
-    ("{a} taught {b} to play chess.", "{b} taught {a} to play chess.",
-     "{b} was taught to play chess by {a}."),
+    (
+        "{a} taught {b} to play chess.",
+        "{b} taught {a} to play chess.",
+        "{b} was taught to play chess by {a}.",
+    ),
     ("{a} arrived before {b}.", "{b} arrived before {a}.", "{b} arrived after {a}."),
     ("{a} is {b}'s boss.", "{b} is {a}'s boss.", "{b} works for {a}."),
 )
@@ -60,10 +68,14 @@ WHEN: tuple[str, ...] = ("at first", "in the beginning", "for the first hour")
 
 def _two_people(nsamples: int) -> list[dict[str, str]]:
     """Slot values {a}, {b} (two different first names) and {city}."""
-    t = editor.template("{first_name1} {first_name2} {city}", nsamples=nsamples, meta=True,
-                        remove_duplicates=True)
-    return [{"a": m["first_name1"], "b": m["first_name2"], "city": m["city"]}
-            for m in t.meta if m["first_name1"] != m["first_name2"]]
+    t = editor.template(
+        "{first_name1} {first_name2} {city}", nsamples=nsamples, meta=True, remove_duplicates=True
+    )
+    return [
+        {"a": m["first_name1"], "b": m["first_name2"], "city": m["city"]}
+        for m in t.meta
+        if m["first_name1"] != m["first_name2"]
+    ]
 
 
 # --- sentiment ------------------------------------------------------------------------------
@@ -73,10 +85,18 @@ def _two_people(nsamples: int) -> list[dict[str, str]]:
 def test_sentiment_contrast_after_but_decides():
     """In "The movie was great at first, but it ended up awful." the clause after "but"
     decides the polarity."""
-    neg = editor.template("The {thing} was {pos_adj} {when}, but it ended up {neg_adj}.",
-                          when=list(WHEN), nsamples=40, remove_duplicates=True).data
-    pos = editor.template("The {thing} was {neg_adj} {when}, but it ended up {pos_adj}.",
-                          when=list(WHEN), nsamples=40, remove_duplicates=True).data
+    neg = editor.template(
+        "The {thing} was {pos_adj} {when}, but it ended up {neg_adj}.",
+        when=list(WHEN),
+        nsamples=40,
+        remove_duplicates=True,
+    ).data
+    pos = editor.template(
+        "The {thing} was {neg_adj} {when}, but it ended up {pos_adj}.",
+        when=list(WHEN),
+        nsamples=40,
+        remove_duplicates=True,
+    ).data
     return MFT(neg + pos, labels=[NEGATIVE] * len(neg) + [POSITIVE] * len(pos))
 
 
@@ -86,9 +106,11 @@ def test_sentiment_both_and_neither_nor():
     great nor lovely" negative."""
     data: list[str] = []
     labels: list[int] = []
-    for template, label in (("The {thing} was both {pos_adj1} and {pos_adj2}.", POSITIVE),
-                            ("The {thing} was both {neg_adj1} and {neg_adj2}.", NEGATIVE),
-                            ("The {thing} was neither {pos_adj1} nor {pos_adj2}.", NEGATIVE)):
+    for template, label in (
+        ("The {thing} was both {pos_adj1} and {pos_adj2}.", POSITIVE),
+        ("The {thing} was both {neg_adj1} and {neg_adj2}.", NEGATIVE),
+        ("The {thing} was neither {pos_adj1} nor {pos_adj2}.", NEGATIVE),
+    ):
         t = editor.template(template, nsamples=40, meta=True, remove_duplicates=True)
         cases = [d for d, m in zip(t.data, t.meta) if len(set(m.values())) == len(m)]
         data += cases
@@ -100,12 +122,19 @@ def test_sentiment_both_and_neither_nor():
 def test_sentiment_conjunct_order_does_not_matter():
     """Swapping two conjuncts joined by "and" ("great in some ways and boring in others" /
     "boring in some ways and great in others") keeps the prediction."""
-    t = editor.template("{pos_adj} {neg_adj} {thing}", nsamples=60, meta=True,
-                        remove_duplicates=True)
-    return INV([[f"The {m['thing']} was {m['pos_adj']} in some ways and {m['neg_adj']} in others.",
-                 f"The {m['thing']} was {m['neg_adj']} in some ways and {m['pos_adj']} in others."]
-                for m in t.meta],
-               Expect.inv(tolerance=0.1))
+    t = editor.template(
+        "{pos_adj} {neg_adj} {thing}", nsamples=60, meta=True, remove_duplicates=True
+    )
+    return INV(
+        [
+            [
+                f"The {m['thing']} was {m['pos_adj']} in some ways and {m['neg_adj']} in others.",
+                f"The {m['thing']} was {m['neg_adj']} in some ways and {m['pos_adj']} in others.",
+            ]
+            for m in t.meta
+        ],
+        Expect.inv(tolerance=0.1),
+    )
 
 
 # --- paraphrase -----------------------------------------------------------------------------
@@ -127,8 +156,9 @@ def test_paraphrase_symmetric_in_question_order():
 @behavioral_test(capability="Logic", type="mft", task="paraphrase")
 def test_paraphrase_question_duplicates_itself():
     """A question is a duplicate of itself."""
-    return MFT(list(dict.fromkeys((q, q) for pair in _questions(10) for q in pair)),
-               labels=DUPLICATE)
+    return MFT(
+        list(dict.fromkeys((q, q) for pair in _questions(10) for q in pair)), labels=DUPLICATE
+    )
 
 
 @behavioral_test(capability="Logic", type="mft", task="paraphrase")
@@ -138,14 +168,29 @@ def test_paraphrase_symmetric_vs_asymmetric_comparison():
     data: list[tuple[str, str]] = []
     labels: list[int] = []
     for template, label in (
-            (("Which is better, living in {city1} or living in {city2}?",
-              "Which is better, living in {city2} or living in {city1}?"), DUPLICATE),
-            (("What is the difference between {city1} and {city2}?",
-              "What is the difference between {city2} and {city1}?"), DUPLICATE),
-            (("Is living in {city1} better than living in {city2}?",
-              "Is living in {city2} better than living in {city1}?"), NOT_DUPLICATE),
-            (("Is {city1} bigger than {city2}?", "Is {city2} bigger than {city1}?"),
-             NOT_DUPLICATE)):
+        (
+            (
+                "Which is better, living in {city1} or living in {city2}?",
+                "Which is better, living in {city2} or living in {city1}?",
+            ),
+            DUPLICATE,
+        ),
+        (
+            (
+                "What is the difference between {city1} and {city2}?",
+                "What is the difference between {city2} and {city1}?",
+            ),
+            DUPLICATE,
+        ),
+        (
+            (
+                "Is living in {city1} better than living in {city2}?",
+                "Is living in {city2} better than living in {city1}?",
+            ),
+            NOT_DUPLICATE,
+        ),
+        (("Is {city1} bigger than {city2}?", "Is {city2} bigger than {city1}?"), NOT_DUPLICATE),
+    ):
         t = editor.template(template, nsamples=25, meta=True, remove_duplicates=True)
         cases = [d for d, m in zip(t.data, t.meta) if m["city1"] != m["city2"]]
         data += cases
@@ -161,8 +206,9 @@ def test_entailment_symmetric_relation_swaps():
     """A symmetric relation entails its swap ("A married B." entails "B married A.")."""
     data = []
     for premise in SYMMETRIC:
-        hypothesis = _SYMMETRIC_SWAP.get(premise, premise.replace("{a}", "{x}")
-                                         .replace("{b}", "{a}").replace("{x}", "{b}"))
+        hypothesis = _SYMMETRIC_SWAP.get(
+            premise, premise.replace("{a}", "{x}").replace("{b}", "{a}").replace("{x}", "{b}")
+        )
         for slots in _two_people(12):
             data.append((tidy(premise.format(**slots)), tidy(hypothesis.format(**slots))))
     return MFT(data, labels=ENTAILMENT)
@@ -188,17 +234,34 @@ def test_entailment_quantifiers():
     strike."; "Some ..." does not entail "All ...", and "No ..." does not entail "Some ..."."""
     data: list[tuple[str, str]] = []
     labels: list[int] = []
-    events = ["went on strike", "voted for the plan", "signed the letter",
-              "attended the meeting", "moved away"]
+    events = [
+        "went on strike",
+        "voted for the plan",
+        "signed the letter",
+        "attended the meeting",
+        "moved away",
+    ]
     for template, label in (
-            (("All the {profession}s in {city} {event}.", "Some {profession}s in {city} {event}."),
-             ENTAILMENT),
-            (("Every {profession} in {city} {event}.", "Some {profession}s in {city} {event}."),
-             ENTAILMENT),
-            (("Some {profession}s in {city} {event}.", "All the {profession}s in {city} {event}."),
-             NOT_ENTAILMENT),
-            (("None of the {profession}s in {city} {event}.",
-              "Some {profession}s in {city} {event}."), NOT_ENTAILMENT)):
+        (
+            ("All the {profession}s in {city} {event}.", "Some {profession}s in {city} {event}."),
+            ENTAILMENT,
+        ),
+        (
+            ("Every {profession} in {city} {event}.", "Some {profession}s in {city} {event}."),
+            ENTAILMENT,
+        ),
+        (
+            ("Some {profession}s in {city} {event}.", "All the {profession}s in {city} {event}."),
+            NOT_ENTAILMENT,
+        ),
+        (
+            (
+                "None of the {profession}s in {city} {event}.",
+                "Some {profession}s in {city} {event}.",
+            ),
+            NOT_ENTAILMENT,
+        ),
+    ):
         cases = editor.template(template, event=events, nsamples=30, remove_duplicates=True).data
         data += cases
         labels += [label] * len(cases)
@@ -209,15 +272,22 @@ def test_entailment_quantifiers():
 def test_entailment_and_vs_or():
     """ "A is a doctor and a pilot." entails "A is a pilot."; "A is a doctor or a pilot." does
     not."""
-    t = editor.template("{first_name} {last_name} {profession1} {profession2}", nsamples=80,
-                        meta=True, remove_duplicates=True)
+    t = editor.template(
+        "{first_name} {last_name} {profession1} {profession2}",
+        nsamples=80,
+        meta=True,
+        remove_duplicates=True,
+    )
     data: list[tuple[str, str]] = []
     labels: list[int] = []
     for m in t.meta:
         if m["profession1"] == m["profession2"]:
             continue
-        name, job1, job2 = (f"{m['first_name']} {m['last_name']}", article(m["profession1"]),
-                            article(m["profession2"]))
+        name, job1, job2 = (
+            f"{m['first_name']} {m['last_name']}",
+            article(m["profession1"]),
+            article(m["profession2"]),
+        )
         conj, label = ("and", ENTAILMENT) if len(data) % 2 else ("or", NOT_ENTAILMENT)
         data.append((f"{name} is {job1} {conj} {job2}.", f"{name} is {job2}."))
         labels.append(label)

@@ -35,9 +35,12 @@ def city_names() -> tuple[str, ...]:
 def country_names() -> tuple[str, ...]:
     """Countries that read well after "in"/"to" without an article ("the United States"
     would not)."""
-    return tuple(c for c in editor.lexicons.country[:70]
-                 if not c.startswith(("the ", "United "))
-                 and c not in ("Philippines", "Ivory Coast", "Congo"))
+    return tuple(
+        c
+        for c in editor.lexicons.country[:70]
+        if not c.startswith(("the ", "United "))
+        and c not in ("Philippines", "Ivory Coast", "Congo")
+    )
 
 
 @cache
@@ -50,8 +53,18 @@ def speaker_names() -> tuple[str, ...]:
 NUMBERS: tuple[str, ...] = tuple(str(n) for n in range(2, 21))
 AGES: tuple[str, ...] = tuple(str(n) for n in range(18, 80))
 HOURS: tuple[str, ...] = tuple(str(n) for n in range(1, 13))
-PLACES: tuple[str, ...] = ("restaurant", "museum", "hotel", "park", "university", "bookstore",
-                           "coffee shop", "hospital", "neighborhood", "gym")
+PLACES: tuple[str, ...] = (
+    "restaurant",
+    "museum",
+    "hotel",
+    "park",
+    "university",
+    "bookstore",
+    "coffee shop",
+    "hospital",
+    "neighborhood",
+    "gym",
+)
 
 
 # --- sentiment ----------------------------------------------------------------------------
@@ -76,12 +89,19 @@ SPEAKER = "{first_name} said the {thing} was {pos_adj}."
 
 def speaker_slots() -> dict[str, tuple[str, ...]]:
     """The speaker test's lexicons, read when a search runs (not at collection)."""
-    return {"first_name": speaker_names(), "thing": lexicons.WORDS["thing"],
-            "pos_adj": lexicons.WORDS["pos_adj"]}
+    return {
+        "first_name": speaker_names(),
+        "thing": lexicons.WORDS["thing"],
+        "pos_adj": lexicons.WORDS["pos_adj"],
+    }
 
 
-@behavioral_test(capability="NER", type="inv", task="sentiment",
-                 search=SearchSpace(SPEAKER, speaker_slots, perturb="first_name"))
+@behavioral_test(
+    capability="NER",
+    type="inv",
+    task="sentiment",
+    search=SearchSpace(SPEAKER, speaker_slots, perturb="first_name"),
+)
 def test_sentiment_speaker_name_does_not_matter():
     """Who praised it does not change the praise: swapping the speaker's first name keeps
     the prediction.  The fixed sample is small (20 cases, two swaps each); its search
@@ -102,9 +122,10 @@ def test_sentiment_location_does_not_matter():
         "I saw the {thing} during a trip to {country} and it was {pos_adj}.",
         "I saw the {thing} during a trip to {country} and it was {neg_adj}.",
     ]
-    return INV(swapped(cities, "city", city_names(), 12, city=list(city_names()))
-               + swapped(countries, "country", country_names(), 12,
-                          country=list(country_names())))
+    return INV(
+        swapped(cities, "city", city_names(), 12, city=list(city_names()))
+        + swapped(countries, "country", country_names(), 12, country=list(country_names()))
+    )
 
 
 @behavioral_test(capability="NER", type="inv", task="sentiment")
@@ -128,12 +149,18 @@ def test_paraphrase_different_person_not_duplicate():
     templates = [
         ("Where was {first_name} {last_name} born?", "Where was {first_name1} {last_name} born?"),
         ("How old is {first_name} {last_name}?", "How old is {first_name1} {last_name}?"),
-        ("Is {first_name} {last_name} a good {profession}?",
-         "Is {first_name1} {last_name} a good {profession}?"),
-        ("How can I become friends with {first_name}?",
-         "How can I become friends with {first_name1}?"),
-        ("What did {first_name} {last_name} study in college?",
-         "What did {first_name} {last_name1} study in college?"),
+        (
+            "Is {first_name} {last_name} a good {profession}?",
+            "Is {first_name1} {last_name} a good {profession}?",
+        ),
+        (
+            "How can I become friends with {first_name}?",
+            "How can I become friends with {first_name1}?",
+        ),
+        (
+            "What did {first_name} {last_name} study in college?",
+            "What did {first_name} {last_name1} study in college?",
+        ),
     ]
     return MFT(filled(templates, 14), labels=NOT_DUPLICATE)
 
@@ -148,8 +175,16 @@ def test_paraphrase_different_location_not_duplicate():
         ("What should I see on a trip to {country}?", "What should I see on a trip to {country1}?"),
         ("Is {country} a safe country to visit?", "Is {country1} a safe country to visit?"),
     ]
-    return MFT(filled(templates, 14, city=list(city_names()), place=list(PLACES),
-                       country=list(country_names())), labels=NOT_DUPLICATE)
+    return MFT(
+        filled(
+            templates,
+            14,
+            city=list(city_names()),
+            place=list(PLACES),
+            country=list(country_names()),
+        ),
+        labels=NOT_DUPLICATE,
+    )
 
 
 @behavioral_test(capability="NER", type="inv", task="paraphrase")
@@ -157,10 +192,14 @@ def test_paraphrase_consistent_entity_change_keeps_prediction():
     """Renaming the person or city consistently in both questions keeps the prediction,
     duplicate or not."""
     people = [
-        ("Where was {first_name} {last_name} born?",
-         "What is the birthplace of {first_name} {last_name}?"),
-        ("How can I become friends with {first_name}?",
-         "How do I become friends with {first_name}?"),
+        (
+            "Where was {first_name} {last_name} born?",
+            "What is the birthplace of {first_name} {last_name}?",
+        ),
+        (
+            "How can I become friends with {first_name}?",
+            "How do I become friends with {first_name}?",
+        ),
         ("How old is {first_name} {last_name}?", "Where does {first_name} {last_name} live?"),
     ]
     places = [
@@ -168,9 +207,12 @@ def test_paraphrase_consistent_entity_change_keeps_prediction():
         ("Is it expensive to live in {city}?", "Is {city} a safe place to live?"),
         ("How do I get a job in {city}?", "How can I find a job in {city}?"),
     ]
-    return INV(swapped(people, "first_name", tuple(editor.lexicons.first_name), 12, k=2)
-               + swapped(places, "city", city_names(), 12, k=2, city=list(city_names()),
-                          place=list(PLACES)))
+    return INV(
+        swapped(people, "first_name", tuple(editor.lexicons.first_name), 12, k=2)
+        + swapped(
+            places, "city", city_names(), 12, k=2, city=list(city_names()), place=list(PLACES)
+        )
+    )
 
 
 # --- entailment ---------------------------------------------------------------------------
@@ -181,38 +223,62 @@ def test_entailment_other_entity_not_entailed():
     """A hypothesis about another person, city or number than the premise's is not
     entailed."""
     templates = [
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name1} {last_name} is {a:profession}."),
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name} {last_name} lives in {city1}."),
-        ("{first_name} moved to {city} to work as {a:profession}.",
-         "{first_name} moved to {city1}."),
-        ("{first_name} {last_name}, who is {age} years old, works as {a:profession}.",
-         "{first_name} {last_name} is {age1} years old."),
-        ("The meeting with {first_name} started at {hour} o'clock.",
-         "The meeting with {first_name} started at {hour1} o'clock."),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name1} {last_name} is {a:profession}.",
+        ),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name} {last_name} lives in {city1}.",
+        ),
+        (
+            "{first_name} moved to {city} to work as {a:profession}.",
+            "{first_name} moved to {city1}.",
+        ),
+        (
+            "{first_name} {last_name}, who is {age} years old, works as {a:profession}.",
+            "{first_name} {last_name} is {age1} years old.",
+        ),
+        (
+            "The meeting with {first_name} started at {hour} o'clock.",
+            "The meeting with {first_name} started at {hour1} o'clock.",
+        ),
     ]
-    return MFT(filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
-               labels=NOT_ENTAILMENT)
+    return MFT(
+        filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
+        labels=NOT_ENTAILMENT,
+    )
 
 
 @behavioral_test(capability="NER", type="mft", task="entailment")
 def test_entailment_same_entity_entailed():
     """Restating a fact of the premise about the same person, city or number is entailed."""
     templates = [
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name} {last_name} is {a:profession}."),
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name} {last_name} lives in {city}."),
-        ("{first_name} moved to {city} to work as {a:profession}.",
-         "{first_name} moved to {city}."),
-        ("{first_name} {last_name}, who is {age} years old, works as {a:profession}.",
-         "{first_name} {last_name} is {age} years old."),
-        ("The meeting with {first_name} started at {hour} o'clock.",
-         "The meeting started at {hour} o'clock."),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name} {last_name} is {a:profession}.",
+        ),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name} {last_name} lives in {city}.",
+        ),
+        (
+            "{first_name} moved to {city} to work as {a:profession}.",
+            "{first_name} moved to {city}.",
+        ),
+        (
+            "{first_name} {last_name}, who is {age} years old, works as {a:profession}.",
+            "{first_name} {last_name} is {age} years old.",
+        ),
+        (
+            "The meeting with {first_name} started at {hour} o'clock.",
+            "The meeting started at {hour} o'clock.",
+        ),
     ]
-    return MFT(filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
-               labels=ENTAILMENT)
+    return MFT(
+        filled(templates, 12, city=list(city_names()), age=list(AGES), hour=list(HOURS)),
+        labels=ENTAILMENT,
+    )
 
 
 @behavioral_test(capability="NER", type="inv", task="entailment")
@@ -220,14 +286,31 @@ def test_entailment_consistent_name_change_keeps_prediction():
     """Renaming the person consistently in premise and hypothesis keeps the prediction,
     entailed or not."""
     templates = [
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name} {last_name} lives in {city}."),
-        ("{first_name} {last_name} is {a:profession} who lives in {city}.",
-         "{first_name} {last_name} was born in {city}."),
-        ("{first_name} {last_name} wrote a book about {country}.",
-         "{first_name} {last_name} wrote a book."),
-        ("{first_name} {last_name} wrote a book about {country}.",
-         "{first_name} {last_name} lives in {country}."),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name} {last_name} lives in {city}.",
+        ),
+        (
+            "{first_name} {last_name} is {a:profession} who lives in {city}.",
+            "{first_name} {last_name} was born in {city}.",
+        ),
+        (
+            "{first_name} {last_name} wrote a book about {country}.",
+            "{first_name} {last_name} wrote a book.",
+        ),
+        (
+            "{first_name} {last_name} wrote a book about {country}.",
+            "{first_name} {last_name} lives in {country}.",
+        ),
     ]
-    return INV(swapped(templates, "first_name", tuple(editor.lexicons.first_name), 15, k=2,
-                        city=list(city_names()), country=list(country_names())))
+    return INV(
+        swapped(
+            templates,
+            "first_name",
+            tuple(editor.lexicons.first_name),
+            15,
+            k=2,
+            city=list(city_names()),
+            country=list(country_names()),
+        )
+    )

@@ -28,8 +28,12 @@ from nlp_gate.native_tests import lexicons  # noqa: F401  (registers the shared 
 from nlp_gate.native_tests.cases import filled
 from nlp_gate.native_tests.lexicons import WORDS
 
-URLS = ("https://t.co/4Xb9qLm2", "http://www.example.com/review", "www.bit.ly/3kd8Zq",
-        "https://example.org/p/12345")
+URLS = (
+    "https://t.co/4Xb9qLm2",
+    "http://www.example.com/review",
+    "www.bit.ly/3kd8Zq",
+    "https://example.org/p/12345",
+)
 HANDLES = ("@pat_reviews", "@daily_eats", "@moviebuff88", "@citytraveler")
 YEARS = tuple(str(y) for y in range(1985, 2021, 5))
 
@@ -71,10 +75,14 @@ SENTIMENT_TEMPLATES = (
     "Overall the {thing} was {neg_adj}, I {neg_verb_past} everything about it.",
 )
 SENTIMENT_CONTRACTION_TEMPLATES = (
-    "It is {a:pos_adj} {thing}.", "It's {a:neg_adj} {thing}.",
-    "I am sure the {thing} is {pos_adj}.", "I'm sure the {thing} is {neg_adj}.",
-    "They are right, the {thing} was {pos_adj}.", "They're right, the {thing} was {neg_adj}.",
-    "There is no doubt the {thing} was {pos_adj}.", "There's no doubt the {thing} was {neg_adj}.",
+    "It is {a:pos_adj} {thing}.",
+    "It's {a:neg_adj} {thing}.",
+    "I am sure the {thing} is {pos_adj}.",
+    "I'm sure the {thing} is {neg_adj}.",
+    "They are right, the {thing} was {pos_adj}.",
+    "They're right, the {thing} was {neg_adj}.",
+    "There is no doubt the {thing} was {pos_adj}.",
+    "There's no doubt the {thing} was {neg_adj}.",
     "I do not know anyone who {pos_verb_past} this {thing}; it is {neg_adj}.",
     "I don't know anyone who {neg_verb_past} this {thing}; it's {pos_adj}.",
 )
@@ -84,9 +92,13 @@ SENTIMENT_CONTRACTION_TEMPLATES = (
 def test_sentiment_typos():
     """One or two swapped neighbouring characters do not change the prediction."""
     data = filled(SENTIMENT_TEMPLATES, 20)
-    return INV(Perturb.perturb(data, lambda s: _changed(s, [Perturb.add_typos(s),
-                                                            Perturb.add_typos(s, typos=2)]),
-                               nsamples=100).data)
+    return INV(
+        Perturb.perturb(
+            data,
+            lambda s: _changed(s, [Perturb.add_typos(s), Perturb.add_typos(s, typos=2)]),
+            nsamples=100,
+        ).data
+    )
 
 
 @behavioral_test(capability="Robustness", type="inv", task="sentiment")
@@ -103,8 +115,11 @@ def test_sentiment_irrelevant_additions():
     data = filled(SENTIMENT_TEMPLATES, 15)
 
     def add(s: str) -> list[str]:
-        return [f"{s} {_pick(URLS)}", f"{_pick(HANDLES)} {s}",
-                f"{s} {_pick(WORDS['neutral_phrase'])}"]
+        return [
+            f"{s} {_pick(URLS)}",
+            f"{_pick(HANDLES)} {s}",
+            f"{s} {_pick(WORDS['neutral_phrase'])}",
+        ]
 
     return INV(Perturb.perturb(data, add, nsamples=80).data)
 
@@ -116,14 +131,15 @@ QUESTION_PAIRS = (
     ("How can I {activity}?", "What is the best way to {activity}?"),
     ("Is it hard to {activity}?", "Is it difficult to {activity}?"),
     ("How do I become {a:profession}?", "What does it take to become {a:profession}?"),
-    ("What is it like to work as {a:profession} in {city}?",
-     "What is working as {a:profession} in {city} like?"),
+    (
+        "What is it like to work as {a:profession} in {city}?",
+        "What is working as {a:profession} in {city} like?",
+    ),
     # not duplicates
     ("How can I {activity}?", "Why do people {activity}?"),
     ("Is it hard to {activity}?", "Is it expensive to {activity}?"),
     ("How do I become {a:profession}?", "How much does {a:profession} earn?"),
-    ("What is it like to work as {a:profession} in {city}?",
-     "What is it like to live in {city}?"),
+    ("What is it like to work as {a:profession} in {city}?", "What is it like to live in {city}?"),
 )
 QUESTION_CONTRACTION_PAIRS = (
     ("What is the best way to {activity}?", "How can I {activity}?"),
@@ -133,17 +149,27 @@ QUESTION_CONTRACTION_PAIRS = (
     ("What's it like to be {a:profession}?", "What is it like to be {a:profession}?"),
     ("I'm {a:profession} in {city}. Is it worth it?", "What is the best city to live in?"),
 )
-COURTESY = ("Thanks in advance.", "Any help is appreciated.", "Sorry for my English.",
-            "Please answer.")
+COURTESY = (
+    "Thanks in advance.",
+    "Any help is appreciated.",
+    "Sorry for my English.",
+    "Please answer.",
+)
 
 
 @behavioral_test(capability="Robustness", type="inv", task="paraphrase")
 def test_paraphrase_typos():
     """A typo in either question does not change whether they are duplicates."""
     data = filled(QUESTION_PAIRS, 12)
-    return INV(Perturb.perturb(data, lambda p: _changed(p, [(Perturb.add_typos(p[0]), p[1]),
-                                                          (p[0], Perturb.add_typos(p[1]))]),
-                               nsamples=80).data)
+    return INV(
+        Perturb.perturb(
+            data,
+            lambda p: _changed(
+                p, [(Perturb.add_typos(p[0]), p[1]), (p[0], Perturb.add_typos(p[1]))]
+            ),
+            nsamples=80,
+        ).data
+    )
 
 
 @behavioral_test(capability="Robustness", type="inv", task="paraphrase")
@@ -168,10 +194,12 @@ def test_paraphrase_irrelevant_additions():
 
 # --- entailment ----------------------------------------------------------------------------
 
-PREMISE = ("{first_name} {last_name}, {a:profession} from {city1}, opened a clinic in {city2} "
-           "in {year}.")
-MOVE = ("After leaving {city1}, {first_name} {last_name} moved to {city2} and worked as "
-        "{a:profession}.")
+PREMISE = (
+    "{first_name} {last_name}, {a:profession} from {city1}, opened a clinic in {city2} in {year}."
+)
+MOVE = (
+    "After leaving {city1}, {first_name} {last_name} moved to {city2} and worked as {a:profession}."
+)
 ENTAILMENT_PAIRS = (
     (PREMISE, "{first_name} {last_name} is {a:profession}."),
     (PREMISE, "{first_name} {last_name} opened a clinic in {city2}."),
@@ -181,31 +209,53 @@ ENTAILMENT_PAIRS = (
     (MOVE, "{first_name} {last_name} was born in {city2}."),
 )
 ENTAILMENT_CONTRACTION_PAIRS = (
-    ("{male} {last_name} did not move to {city}; he is still {a:profession}.",
-     "{male} {last_name} is {a:profession}."),
-    ("{female} {last_name} is not {a:profession}; she is a student in {city}.",
-     "{female} {last_name} is a student."),
-    ("{first_name} {last_name} will not open a clinic in {city}.",
-     "{first_name} {last_name} will open a clinic in {city}."),
-    ("It is {first_name} {last_name} who founded the company in {city}.",
-     "{first_name} {last_name} founded a company."),
-    ("{first_name} {last_name} does not live in {city} anymore.",
-     "{first_name} {last_name} has not lived in {city}."),
-    ("{male} {last_name} said he is moving to {city} next year.",
-     "{male} {last_name} isn't moving to {city}."),
+    (
+        "{male} {last_name} did not move to {city}; he is still {a:profession}.",
+        "{male} {last_name} is {a:profession}.",
+    ),
+    (
+        "{female} {last_name} is not {a:profession}; she is a student in {city}.",
+        "{female} {last_name} is a student.",
+    ),
+    (
+        "{first_name} {last_name} will not open a clinic in {city}.",
+        "{first_name} {last_name} will open a clinic in {city}.",
+    ),
+    (
+        "It is {first_name} {last_name} who founded the company in {city}.",
+        "{first_name} {last_name} founded a company.",
+    ),
+    (
+        "{first_name} {last_name} does not live in {city} anymore.",
+        "{first_name} {last_name} has not lived in {city}.",
+    ),
+    (
+        "{male} {last_name} said he is moving to {city} next year.",
+        "{male} {last_name} isn't moving to {city}.",
+    ),
 )
-IRRELEVANT_SENTENCES = ("The weather was mild that week.", "Traffic in the city was heavy.",
-                        "The local museum opens at nine.", "It was a long winter.",
-                        "The story was first reported by a local newspaper.")
+IRRELEVANT_SENTENCES = (
+    "The weather was mild that week.",
+    "Traffic in the city was heavy.",
+    "The local museum opens at nine.",
+    "It was a long winter.",
+    "The story was first reported by a local newspaper.",
+)
 
 
 @behavioral_test(capability="Robustness", type="inv", task="entailment")
 def test_entailment_typos():
     """A typo in the premise or in the hypothesis does not change the prediction."""
     data = filled(ENTAILMENT_PAIRS, 15, year=YEARS)
-    return INV(Perturb.perturb(data, lambda p: _changed(p, [(Perturb.add_typos(p[0]), p[1]),
-                                                          (p[0], Perturb.add_typos(p[1]))]),
-                               nsamples=80).data)
+    return INV(
+        Perturb.perturb(
+            data,
+            lambda p: _changed(
+                p, [(Perturb.add_typos(p[0]), p[1]), (p[0], Perturb.add_typos(p[1]))]
+            ),
+            nsamples=80,
+        ).data
+    )
 
 
 @behavioral_test(capability="Robustness", type="inv", task="entailment")
@@ -220,5 +270,8 @@ def test_entailment_contractions():
 def test_entailment_irrelevant_sentence():
     """Appending an unrelated sentence to the premise does not change the prediction."""
     data = filled(ENTAILMENT_PAIRS, 15, year=YEARS)
-    return INV(Perturb.perturb(data, lambda p: (f"{p[0]} {_pick(IRRELEVANT_SENTENCES)}", p[1]),
-                               nsamples=80).data)
+    return INV(
+        Perturb.perturb(
+            data, lambda p: (f"{p[0]} {_pick(IRRELEVANT_SENTENCES)}", p[1]), nsamples=80
+        ).data
+    )

@@ -24,22 +24,36 @@ from nlp_gate.native_tests.lexicons import (
 
 # Transitive, non-symmetric verbs: (base form, past, past participle).
 VERBS: tuple[tuple[str, str, str], ...] = (
-    ("hire", "hired", "hired"), ("call", "called", "called"), ("help", "helped", "helped"),
-    ("invite", "invited", "invited"), ("thank", "thanked", "thanked"),
-    ("pay", "paid", "paid"), ("interview", "interviewed", "interviewed"),
-    ("criticize", "criticized", "criticized"), ("praise", "praised", "praised"),
-    ("warn", "warned", "warned"), ("teach", "taught", "taught"), ("beat", "beat", "beaten"),
+    ("hire", "hired", "hired"),
+    ("call", "called", "called"),
+    ("help", "helped", "helped"),
+    ("invite", "invited", "invited"),
+    ("thank", "thanked", "thanked"),
+    ("pay", "paid", "paid"),
+    ("interview", "interviewed", "interviewed"),
+    ("criticize", "criticized", "criticized"),
+    ("praise", "praised", "praised"),
+    ("warn", "warned", "warned"),
+    ("teach", "taught", "taught"),
+    ("beat", "beat", "beaten"),
 )
 _FORMS = {base: (past, participle) for base, past, participle in VERBS}
 
 
 def _roles(nsamples: int) -> list[tuple[str, str, str, str, str, str]]:
     """(agent, patient, verb, past, past participle, city) with two different first names."""
-    t = editor.template("{first_name1} {v} {first_name2} in {city}",
-                        v=[base for base, _, _ in VERBS], nsamples=nsamples, meta=True,
-                        remove_duplicates=True)
-    return [(m["first_name1"], m["first_name2"], m["v"], *_FORMS[m["v"]], m["city"])
-            for m in t.meta if m["first_name1"] != m["first_name2"]]
+    t = editor.template(
+        "{first_name1} {v} {first_name2} in {city}",
+        v=[base for base, _, _ in VERBS],
+        nsamples=nsamples,
+        meta=True,
+        remove_duplicates=True,
+    )
+    return [
+        (m["first_name1"], m["first_name2"], m["v"], *_FORMS[m["v"]], m["city"])
+        for m in t.meta
+        if m["first_name1"] != m["first_name2"]
+    ]
 
 
 # --- sentiment ------------------------------------------------------------------------------
@@ -49,14 +63,26 @@ def _roles(nsamples: int) -> list[tuple[str, str, str, str, str, str]]:
 def test_sentiment_author_opinion_beats_others():
     """The author's opinion decides: "Some people think the movie is bad, but I think it is
     great." is positive, "My friends loved the movie, but I hated it." negative."""
-    pos = editor.template("Some people think the {thing} is {neg_adj}, but I think it is "
-                          "{pos_adj}.", nsamples=25, remove_duplicates=True).data
-    pos += editor.template("My friends {neg_verb_past} the {thing}, but I {pos_verb_past} it.",
-                           nsamples=20, remove_duplicates=True).data
-    neg = editor.template("Some people think the {thing} is {pos_adj}, but I think it is "
-                          "{neg_adj}.", nsamples=25, remove_duplicates=True).data
-    neg += editor.template("My friends {pos_verb_past} the {thing}, but I {neg_verb_past} it.",
-                           nsamples=20, remove_duplicates=True).data
+    pos = editor.template(
+        "Some people think the {thing} is {neg_adj}, but I think it is {pos_adj}.",
+        nsamples=25,
+        remove_duplicates=True,
+    ).data
+    pos += editor.template(
+        "My friends {neg_verb_past} the {thing}, but I {pos_verb_past} it.",
+        nsamples=20,
+        remove_duplicates=True,
+    ).data
+    neg = editor.template(
+        "Some people think the {thing} is {pos_adj}, but I think it is {neg_adj}.",
+        nsamples=25,
+        remove_duplicates=True,
+    ).data
+    neg += editor.template(
+        "My friends {pos_verb_past} the {thing}, but I {neg_verb_past} it.",
+        nsamples=20,
+        remove_duplicates=True,
+    ).data
     return MFT(pos + neg, labels=[POSITIVE] * len(pos) + [NEGATIVE] * len(neg))
 
 
@@ -64,10 +90,16 @@ def test_sentiment_author_opinion_beats_others():
 def test_sentiment_others_opinion_then_author():
     """Another person's opinion stated first does not decide: "{name} thought the movie was
     awful. I thought it was great." is positive, and the reverse negative."""
-    pos = editor.template("{first_name} thought the {thing} was {neg_adj}. I thought it was "
-                          "{pos_adj}.", nsamples=30, remove_duplicates=True).data
-    neg = editor.template("{first_name} thought the {thing} was {pos_adj}. I thought it was "
-                          "{neg_adj}.", nsamples=30, remove_duplicates=True).data
+    pos = editor.template(
+        "{first_name} thought the {thing} was {neg_adj}. I thought it was {pos_adj}.",
+        nsamples=30,
+        remove_duplicates=True,
+    ).data
+    neg = editor.template(
+        "{first_name} thought the {thing} was {pos_adj}. I thought it was {neg_adj}.",
+        nsamples=30,
+        remove_duplicates=True,
+    ).data
     return MFT(pos + neg, labels=[POSITIVE] * len(pos) + [NEGATIVE] * len(neg))
 
 
@@ -77,10 +109,17 @@ def test_sentiment_question_answered_by_author():
     No." is negative, "... awful? No." positive."""
     data: list[str] = []
     labels: list[int] = []
-    for adj, answer, label in (("pos_adj", "Yes", POSITIVE), ("pos_adj", "No", NEGATIVE),
-                               ("neg_adj", "Yes", NEGATIVE), ("neg_adj", "No", POSITIVE)):
-        cases = editor.template(f"Do I think the {{thing}} was {{{adj}}}? {answer}.",
-                                nsamples=15, remove_duplicates=True).data
+    for adj, answer, label in (
+        ("pos_adj", "Yes", POSITIVE),
+        ("pos_adj", "No", NEGATIVE),
+        ("neg_adj", "Yes", NEGATIVE),
+        ("neg_adj", "No", POSITIVE),
+    ):
+        cases = editor.template(
+            f"Do I think the {{thing}} was {{{adj}}}? {answer}.",
+            nsamples=15,
+            remove_duplicates=True,
+        ).data
         data += cases
         labels += [label] * len(cases)
     return MFT(data, labels=labels)
@@ -124,8 +163,9 @@ def test_entailment_active_passive_entails():
     for a, b, verb, past, participle, city in _roles(50):
         data.append((f"{a} {past} {b} in {city} last year.", f"{b} was {participle} by {a}."))
     for a, b, verb, past, participle, city in _roles(50):
-        data.append((f"{b} was {participle} by {a} in {city}.".replace("..", "."),
-                     f"{a} {past} {b}."))
+        data.append(
+            (f"{b} was {participle} by {a} in {city}.".replace("..", "."), f"{a} {past} {b}.")
+        )
     return MFT(data, labels=ENTAILMENT)
 
 

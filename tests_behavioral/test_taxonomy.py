@@ -28,17 +28,33 @@ from nlp_gate.native_tests.lexicons import (
 
 # (specific noun, its hypernym), both used after "the"
 NOUN_HYPERNYMS = (
-    ("pasta", "food"), ("steak", "meat"), ("thriller", "movie"), ("novel", "book"),
-    ("waiter", "staff"), ("suite", "room"), ("sedan", "car"), ("latte", "coffee"),
-    ("sitcom", "show"), ("laptop", "computer"), ("cheesecake", "dessert"),
+    ("pasta", "food"),
+    ("steak", "meat"),
+    ("thriller", "movie"),
+    ("novel", "book"),
+    ("waiter", "staff"),
+    ("suite", "room"),
+    ("sedan", "car"),
+    ("latte", "coffee"),
+    ("sitcom", "show"),
+    ("laptop", "computer"),
+    ("cheesecake", "dessert"),
     ("paperback", "book"),
 )
 # adjective -> a synonym with the same polarity
 ADJECTIVE_SYNONYMS = (
-    ("excellent", "superb"), ("wonderful", "marvelous"), ("great", "terrific"),
-    ("amazing", "astonishing"), ("enjoyable", "pleasurable"), ("lovely", "charming"),
-    ("terrible", "atrocious"), ("awful", "dreadful"), ("boring", "dull"),
-    ("annoying", "irritating"), ("horrible", "horrendous"), ("bad", "poor"),
+    ("excellent", "superb"),
+    ("wonderful", "marvelous"),
+    ("great", "terrific"),
+    ("amazing", "astonishing"),
+    ("enjoyable", "pleasurable"),
+    ("lovely", "charming"),
+    ("terrible", "atrocious"),
+    ("awful", "dreadful"),
+    ("boring", "dull"),
+    ("annoying", "irritating"),
+    ("horrible", "horrendous"),
+    ("bad", "poor"),
 )
 
 
@@ -47,13 +63,20 @@ def test_sentiment_hypernym_swap():
     """Replacing the reviewed noun with its hypernym ("the pasta" -> "the food") keeps the
     prediction."""
     data = []
-    templates = ("The {noun} was {a}.", "I thought the {noun} was {intensifier} {a}.",
-                 "Honestly, the {noun} was {a}.")
+    templates = (
+        "The {noun} was {a}.",
+        "I thought the {noun} was {intensifier} {a}.",
+        "Honestly, the {noun} was {a}.",
+    )
     for specific, general in NOUN_HYPERNYMS:
         for slot in ("pos_adj", "neg_adj"):
             for template in templates[:2] if slot == "pos_adj" else templates[1:]:
-                t = editor.template(template.replace("{a}", "{" + slot + "}"), noun=specific,
-                                    nsamples=2, remove_duplicates=True)
+                t = editor.template(
+                    template.replace("{a}", "{" + slot + "}"),
+                    noun=specific,
+                    nsamples=2,
+                    remove_duplicates=True,
+                )
                 data += [[s, s.replace(f"{specific} was", f"{general} was")] for s in t.data]
     return INV(data)
 
@@ -63,18 +86,23 @@ def test_sentiment_adjective_synonym_swap():
     """Replacing the opinion adjective with a synonym ("awful" -> "dreadful") keeps the
     prediction."""
     data = []
-    templates = ("The {thing} was {adj}.", "It was {an} {adj} {thing}.",
-                 "Everyone agreed the {thing} was {intensifier} {adj}.")
+    templates = (
+        "The {thing} was {adj}.",
+        "It was {an} {adj} {thing}.",
+        "Everyone agreed the {thing} was {intensifier} {adj}.",
+    )
     for adjective, synonym in ADJECTIVE_SYNONYMS:
         for template in templates:
             article = "an" if adjective[0] in "aeiou" else "a"
-            t = editor.template(template.replace("{an}", article), adj=adjective, nsamples=3,
-                                remove_duplicates=True)
+            t = editor.template(
+                template.replace("{an}", article), adj=adjective, nsamples=3, remove_duplicates=True
+            )
             for s in t.data:
                 swapped = s.replace(f" {adjective}", f" {synonym}")
                 if article != ("an" if synonym[0] in "aeiou" else "a"):
-                    swapped = swapped.replace(f"{article} {synonym}",
-                                              f"{'a' if article == 'an' else 'an'} {synonym}")
+                    swapped = swapped.replace(
+                        f"{article} {synonym}", f"{'a' if article == 'an' else 'an'} {synonym}"
+                    )
                 data.append([s, swapped])
     return INV(data)
 
@@ -83,26 +111,42 @@ def test_sentiment_adjective_synonym_swap():
 
 # (specific activity, the more general activity) after "learn to"
 SPECIFIC_GENERAL = (
-    ("cook pasta", "cook"), ("play the guitar", "play an instrument"),
-    ("speak Spanish", "speak a foreign language"), ("drive a truck", "drive"),
-    ("bake bread", "bake"), ("play chess", "play board games"),
-    ("paint portraits", "paint"), ("program in Python", "program"),
-    ("swim butterfly", "swim"), ("dance salsa", "dance"),
+    ("cook pasta", "cook"),
+    ("play the guitar", "play an instrument"),
+    ("speak Spanish", "speak a foreign language"),
+    ("drive a truck", "drive"),
+    ("bake bread", "bake"),
+    ("play chess", "play board games"),
+    ("paint portraits", "paint"),
+    ("program in Python", "program"),
+    ("swim butterfly", "swim"),
+    ("dance salsa", "dance"),
 )
 QUESTION_FRAMES = (
-    "How can I learn to {x}?", "What is the best way to learn to {x}?",
-    "Is it hard to learn to {x}?", "How long does it take to learn to {x}?",
+    "How can I learn to {x}?",
+    "What is the best way to learn to {x}?",
+    "Is it hard to learn to {x}?",
+    "How long does it take to learn to {x}?",
     "Where can I learn to {x} for free?",
 )
 # (noun, a synonymous noun) after an adjective, so articles do not change
 NOUN_SYNONYMS = (
-    ("car", "automobile"), ("movie", "film"), ("couch", "sofa"), ("bike", "bicycle"),
-    ("lawyer", "attorney"), ("doctor", "physician"), ("TV", "television"),
-    ("cell phone", "mobile phone"), ("backpack", "rucksack"), ("flat", "apartment"),
+    ("car", "automobile"),
+    ("movie", "film"),
+    ("couch", "sofa"),
+    ("bike", "bicycle"),
+    ("lawyer", "attorney"),
+    ("doctor", "physician"),
+    ("TV", "television"),
+    ("cell phone", "mobile phone"),
+    ("backpack", "rucksack"),
+    ("flat", "apartment"),
 )
 NOUN_FRAMES = (
-    "How do I choose a good {x}?", "What should I look for in a used {x}?",
-    "Where can I find a reliable {x}?", "How much does a new {x} cost?",
+    "How do I choose a good {x}?",
+    "What should I look for in a used {x}?",
+    "Where can I find a reliable {x}?",
+    "How much does a new {x} cost?",
     "Is it worth paying more for a good {x}?",
 )
 
@@ -135,27 +179,41 @@ def test_paraphrase_synonymous_noun():
 
 # (hyponym, hypernym), with their articles
 HYPONYMS = (
-    ("a dog", "an animal"), ("a parrot", "a bird"), ("a violin", "a musical instrument"),
-    ("a hammer", "a tool"), ("a sedan", "a car"), ("a novel", "a book"),
-    ("a rose", "a flower"), ("an apartment", "a home"), ("a laptop", "a computer"),
-    ("an oak", "a tree"), ("a sweater", "a piece of clothing"), ("a motorcycle", "a vehicle"),
+    ("a dog", "an animal"),
+    ("a parrot", "a bird"),
+    ("a violin", "a musical instrument"),
+    ("a hammer", "a tool"),
+    ("a sedan", "a car"),
+    ("a novel", "a book"),
+    ("a rose", "a flower"),
+    ("an apartment", "a home"),
+    ("a laptop", "a computer"),
+    ("an oak", "a tree"),
+    ("a sweater", "a piece of clothing"),
+    ("a motorcycle", "a vehicle"),
 )
 ENTAILMENT_FRAMES = (
     ("{first_name} {last_name} bought %s in {city}.", "{first_name} {last_name} bought %s."),
     ("{first_name} owns %s and lives in {city}.", "{first_name} owns %s."),
-    ("Last year, {first_name} {last_name} sold %s to {a:profession}.",
-     "{first_name} {last_name} sold %s."),
+    (
+        "Last year, {first_name} {last_name} sold %s to {a:profession}.",
+        "{first_name} {last_name} sold %s.",
+    ),
 )
 
 
 def _hyponym_pairs(hypernym_in_premise: bool) -> list[tuple[str, str]]:
     pairs = []
     for specific, general in HYPONYMS:
-        premise_noun, hypothesis_noun = ((general, specific) if hypernym_in_premise
-                                         else (specific, general))
+        premise_noun, hypothesis_noun = (
+            (general, specific) if hypernym_in_premise else (specific, general)
+        )
         for premise, hypothesis in ENTAILMENT_FRAMES:
-            t = editor.template((premise % premise_noun, hypothesis % hypothesis_noun),
-                                nsamples=3, remove_duplicates=True)
+            t = editor.template(
+                (premise % premise_noun, hypothesis % hypothesis_noun),
+                nsamples=3,
+                remove_duplicates=True,
+            )
             pairs += t.data
     return pairs
 

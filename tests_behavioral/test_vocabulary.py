@@ -28,10 +28,18 @@ from nlp_gate.native_tests.lexicons import (
 
 # --- sentiment -----------------------------------------------------------------------------
 
-POSITIVE_TEMPLATES = ("The {thing} was {pos_adj}.", "What {a:pos_adj} {thing}.",
-                      "I {pos_verb_past} the {thing}.", "We {pos_verb} this {thing}.")
-NEGATIVE_TEMPLATES = ("The {thing} was {neg_adj}.", "What {a:neg_adj} {thing}.",
-                      "I {neg_verb_past} the {thing}.", "We {neg_verb} this {thing}.")
+POSITIVE_TEMPLATES = (
+    "The {thing} was {pos_adj}.",
+    "What {a:pos_adj} {thing}.",
+    "I {pos_verb_past} the {thing}.",
+    "We {pos_verb} this {thing}.",
+)
+NEGATIVE_TEMPLATES = (
+    "The {thing} was {neg_adj}.",
+    "What {a:neg_adj} {thing}.",
+    "I {neg_verb_past} the {thing}.",
+    "We {neg_verb} this {thing}.",
+)
 
 
 @behavioral_test(capability="Vocabulary", type="mft", task="sentiment")
@@ -52,12 +60,14 @@ def test_sentiment_intensifier_keeps_confidence():
     predicted polarity by more than 0.1."""
     data = []
     for slot in ("pos_adj", "neg_adj"):
-        t = editor.template("The {thing} was {" + slot + "}.", nsamples=30, meta=True,
-                            remove_duplicates=True)
+        t = editor.template(
+            "The {thing} was {" + slot + "}.", nsamples=30, meta=True, remove_duplicates=True
+        )
         intensifiers = editor.lexicons.intensifier
         for i, (text, meta) in enumerate(zip(t.data, t.meta)):
-            stronger = text.replace(f" was {meta[slot]}.",
-                                    f" was {intensifiers[i % len(intensifiers)]} {meta[slot]}.")
+            stronger = text.replace(
+                f" was {meta[slot]}.", f" was {intensifiers[i % len(intensifiers)]} {meta[slot]}."
+            )
             data.append([text, stronger])
     return DIR(data, Expect.monotonic(label=None, increasing=True, tolerance=0.1))
 
@@ -66,30 +76,47 @@ def test_sentiment_intensifier_keeps_confidence():
 
 # (question with a key word, the same question with a synonym, with its antonym)
 QUESTION_WORDS = (
-    ("What is the fastest way to {activity}?", "What is the quickest way to {activity}?",
-     "What is the slowest way to {activity}?"),
-    ("Is it hard to {activity}?", "Is it difficult to {activity}?",
-     "Is it easy to {activity}?"),
-    ("What is the best way to {activity}?", "What is the ideal way to {activity}?",
-     "What is the worst way to {activity}?"),
-    ("Why is it so hard to {activity}?", "Why is it so difficult to {activity}?",
-     "Why is it so easy to {activity}?"),
-    ("Is it smart to {activity} at night?", "Is it wise to {activity} at night?",
-     "Is it foolish to {activity} at night?"),
-    ("Is it common to {activity} alone?", "Is it usual to {activity} alone?",
-     "Is it unusual to {activity} alone?"),
-    ("What is the cheapest way to {activity}?", "What is the least expensive way to {activity}?",
-     "What is the most expensive way to {activity}?"),
-    ("How can I {activity} quickly?", "How can I {activity} fast?",
-     "How can I {activity} slowly?"),
+    (
+        "What is the fastest way to {activity}?",
+        "What is the quickest way to {activity}?",
+        "What is the slowest way to {activity}?",
+    ),
+    ("Is it hard to {activity}?", "Is it difficult to {activity}?", "Is it easy to {activity}?"),
+    (
+        "What is the best way to {activity}?",
+        "What is the ideal way to {activity}?",
+        "What is the worst way to {activity}?",
+    ),
+    (
+        "Why is it so hard to {activity}?",
+        "Why is it so difficult to {activity}?",
+        "Why is it so easy to {activity}?",
+    ),
+    (
+        "Is it smart to {activity} at night?",
+        "Is it wise to {activity} at night?",
+        "Is it foolish to {activity} at night?",
+    ),
+    (
+        "Is it common to {activity} alone?",
+        "Is it usual to {activity} alone?",
+        "Is it unusual to {activity} alone?",
+    ),
+    (
+        "What is the cheapest way to {activity}?",
+        "What is the least expensive way to {activity}?",
+        "What is the most expensive way to {activity}?",
+    ),
+    ("How can I {activity} quickly?", "How can I {activity} fast?", "How can I {activity} slowly?"),
 )
 
 
 def _question_pairs(variant: int, per_template: int) -> list[tuple[str, str]]:
     pairs = []
     for i, forms in enumerate(QUESTION_WORDS):
-        t = editor.template((forms[0], forms[variant]), nsamples=per_template,
-                            remove_duplicates=True)
+        t = editor.template(
+            (forms[0], forms[variant]), nsamples=per_template, remove_duplicates=True
+        )
         # alternate which side carries the original word
         pairs += [p if (i + j) % 2 == 0 else (p[1], p[0]) for j, p in enumerate(t.data)]
     return pairs
@@ -133,8 +160,7 @@ def _predicate_pairs(variant: int, per_predicate: int) -> list[tuple[str, str]]:
     for forms in PREDICATES:
         premise = "{first_name} {last_name}, {a:profession} from {city}, " + forms[0] + "."
         hypothesis = "{first_name} {last_name} " + forms[variant] + "."
-        t = editor.template((premise, hypothesis),
-                            nsamples=per_predicate, remove_duplicates=True)
+        t = editor.template((premise, hypothesis), nsamples=per_predicate, remove_duplicates=True)
         pairs += t.data
     return pairs
 

@@ -81,8 +81,7 @@ class RunState:
     @cached_property
     def profile(self) -> Profile:
         if self.options.cli_models:  # the one-line start: no models file needed
-            return cli_profile(self.options.cli_models, self.label_names,
-                               self.options.models_file)
+            return cli_profile(self.options.cli_models, self.label_names, self.options.models_file)
         return load_profile(self.options.profile, self.options.models_file)
 
     @cached_property
@@ -111,19 +110,32 @@ class RunState:
             problem = kind.unavailable() if kind.argname in requested else None
             if problem is not None:
                 raise problem
-        problems = [p for m in self.profile.models if not m.is_zoo
-                    for p in [preflight_function(m, self.function_search) if m.function
-                              else self.registry.preflight(m) if is_registry_source(m.source)
-                              else preflight_endpoint(m, self.endpoint_timeout)
-                              if is_endpoint_source(m.source)
-                              else preflight(m, self.location(m))] if p]
+        problems = [
+            p
+            for m in self.profile.models
+            if not m.is_zoo
+            for p in [
+                preflight_function(m, self.function_search)
+                if m.function
+                else self.registry.preflight(m)
+                if is_registry_source(m.source)
+                else preflight_endpoint(m, self.endpoint_timeout)
+                if is_endpoint_source(m.source)
+                else preflight(m, self.location(m))
+            ]
+            if p
+        ]
         if problems:
             # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
-            given = ("given with --nlp-model" if self.options.cli_models
-                     else f"of profile {self.profile.name!r} ({self.profile.source_file})")
+            given = (
+                "given with --nlp-model"
+                if self.options.cli_models
+                else f"of profile {self.profile.name!r} ({self.profile.source_file})"
+            )
             raise ConfigurationError(
                 f"{len(problems)} model(s) {given} cannot be tested:\n"
-                + "\n".join(f"  - {p}" for p in problems))
+                + "\n".join(f"  - {p}" for p in problems)
+            )
 
     def ensure_zoo(self) -> None:
         """The embedded zoo in place (copied from the shipped files, sha256 checked): shipped
@@ -142,8 +154,12 @@ class RunState:
     def validate_backend(self) -> None:
         """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
         load = self.options.load
-        check_backend(load.backend, load.device, load.dtype,
-                      checkpoints=any(not m.function for m in self.profile.models))
+        check_backend(
+            load.backend,
+            load.device,
+            load.dtype,
+            checkpoints=any(not m.function for m in self.profile.models),
+        )
 
     @property
     def function_search(self) -> tuple[Path, ...]:
@@ -151,8 +167,9 @@ class RunState:
         rootdir (a module beside ``pytest.ini``), then the folder of the user's models file
         (the packaged one's folder is no place for a user's module)."""
         models_file = self.options.models_file
-        return (self.options.rootdir,) + ((models_file.resolve().parent,)
-                                          if models_file is not None else ())
+        return (self.options.rootdir,) + (
+            (models_file.resolve().parent,) if models_file is not None else ()
+        )
 
     def validate_collected(self) -> None:
         """After collection: what only the collected tests tell (native tests' names)."""
@@ -167,8 +184,7 @@ class RunState:
         takes a tenth of a second, while the last one kept (~23 MiB for QQP's pairs) would
         sit beside the next suite's at that pass's peak."""
         cache = self.options.load.cache
-        return (Encodings(keep=0, directory=cache.with_suffix(".tokens")) if cache
-                else Encodings())
+        return Encodings(keep=0, directory=cache.with_suffix(".tokens")) if cache else Encodings()
 
     @cached_property
     def inputs(self) -> InputIndex:
@@ -184,15 +200,28 @@ class RunState:
         for s in specs:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:
-                    self.classifiers[s.key] = load_function_classifier(
-                        s, self.options.load, self.function_search, self.inputs
-                    ) if s.function else self.registry.load(
-                        s, self.options.load, worker_index(), self.encodings, self.inputs
-                    ) if is_registry_source(s.source) else load_endpoint_classifier(
-                        s, self.options.load, self.endpoint_timeout, self.inputs
-                    ) if is_endpoint_source(s.source) else load_classifier(
-                        s, self.location(s), self.options.load, worker_index(), self.encodings,
-                        self.inputs)
+                    self.classifiers[s.key] = (
+                        load_function_classifier(
+                            s, self.options.load, self.function_search, self.inputs
+                        )
+                        if s.function
+                        else self.registry.load(
+                            s, self.options.load, worker_index(), self.encodings, self.inputs
+                        )
+                        if is_registry_source(s.source)
+                        else load_endpoint_classifier(
+                            s, self.options.load, self.endpoint_timeout, self.inputs
+                        )
+                        if is_endpoint_source(s.source)
+                        else load_classifier(
+                            s,
+                            self.location(s),
+                            self.options.load,
+                            worker_index(),
+                            self.encodings,
+                            self.inputs,
+                        )
+                    )
                 except ModelLoadError as exc:
                     self.load_failures[s.key] = exc
         return self.classifiers
@@ -215,8 +244,9 @@ class RunState:
         key = f"{spec.dataset}:{'zoo' if spec.is_zoo else 'hub'}"
         if key not in self._eval_sets:
             try:
-                self._eval_sets[key] = load_eval_set(spec, self.options.data_dir,
-                                                     self.options.zoo_dir)
+                self._eval_sets[key] = load_eval_set(
+                    spec, self.options.data_dir, self.options.zoo_dir
+                )
             except EvalDataMissing as exc:
                 self._eval_sets[key] = exc
         return self._eval_sets[key]
@@ -244,13 +274,15 @@ class RunState:
         [mlflow] extra asked for first: resolving needs it)."""
         if not is_registry_source(source):
             return checkpoint_label_names(source)
-        extras.require([extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model "
-                                                   "URI")])
+        extras.require(
+            [extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model URI")]
+        )
         names: list[str] | None = self.registry.label_names(source)
         if names is None:
             raise ConfigurationError(
                 f"--nlp-model: {source} is an MLflow pyfunc model, whose outputs only you can "
-                f"name: give its labels in output order, --nlp-model 'TASK[label,...]={source}'")
+                f"name: give its labels in output order, --nlp-model 'TASK[label,...]={source}'"
+            )
         return names
 
     def zoo_card(self) -> dict[str, Any] | None:
@@ -278,16 +310,21 @@ class RunState:
             path = spec.source.removeprefix("zoo:")
             want, got = calibrated.get(path), built.get(path)
             if spec.is_zoo and want and got and not got.startswith(want):
-                drift[spec.key] = (f"zoo model {path} has weights {got[:12]}, but "
-                                   f"{self.options.thresholds.name} was calibrated on {want}")
+                drift[spec.key] = (
+                    f"zoo model {path} has weights {got[:12]}, but "
+                    f"{self.options.thresholds.name} was calibrated on {want}"
+                )
         return drift
 
     def drift_note(self, spec: ModelSpec) -> str:
         """What to append to a gate miss of a drifted zoo model (empty otherwise)."""
         drift = self.zoo_drift().get(spec.key)
-        return (f"\nnote: {drift}: this zoo was built with other numerics "
-                "(docs/measurements/calibration.md); the miss may come from the build"
-                if drift else "")
+        return (
+            f"\nnote: {drift}: this zoo was built with other numerics "
+            "(docs/measurements/calibration.md); the miss may come from the build"
+            if drift
+            else ""
+        )
 
     # -- running --------------------------------------------------------------------------
     def shard_group(self, case: Case | None) -> tuple[str | None, float]:
@@ -341,10 +378,17 @@ class RunState:
         Once per item: a teardown error after a call error adds nothing."""
         if any(r["item"] == nodeid for r in self.results.records("errors")):
             return
-        self.results.add("errors", case.position, {
-            "item": nodeid, "kind": self.kind_of(case).name,
-            "models": [f"{m.dataset}/{m.name}" for m in case.models],
-            "when": when, "message": message})
+        self.results.add(
+            "errors",
+            case.position,
+            {
+                "item": nodeid,
+                "kind": self.kind_of(case).name,
+                "models": [f"{m.dataset}/{m.name}" for m in case.models],
+                "when": when,
+                "message": message,
+            },
+        )
 
     def record_engine_stats(self) -> None:
         """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
@@ -354,12 +398,24 @@ class RunState:
                 extra.update(kind.engine_fields(c.spec.key))
             if not c.unique_inputs and not any(extra.values()):
                 continue  # loaded on this worker, but its items ran on another
-            self.results.add("engine", self.profile.models.index(c.spec), {
-                "dataset": c.spec.dataset, "model": c.spec.name, "fingerprint": c.fingerprint,
-                "unique_inputs": c.unique_inputs, "forward_passes": c.forward_count,
-                "cache_hits": c.cache_hits, "device": c.device,
-                "max_length": c.max_length, "truncated_inputs": c.truncated,
-                "model_id": c.spec.source, "fingerprint_source": c.fingerprint_source,
-                "cache_rejected": c.cache_rejected,
-                "forward_seconds": round(c.forward_seconds, 3), "backend": c.backend, **extra,
-            })
+            self.results.add(
+                "engine",
+                self.profile.models.index(c.spec),
+                {
+                    "dataset": c.spec.dataset,
+                    "model": c.spec.name,
+                    "fingerprint": c.fingerprint,
+                    "unique_inputs": c.unique_inputs,
+                    "forward_passes": c.forward_count,
+                    "cache_hits": c.cache_hits,
+                    "device": c.device,
+                    "max_length": c.max_length,
+                    "truncated_inputs": c.truncated,
+                    "model_id": c.spec.source,
+                    "fingerprint_source": c.fingerprint_source,
+                    "cache_rejected": c.cache_rejected,
+                    "forward_seconds": round(c.forward_seconds, 3),
+                    "backend": c.backend,
+                    **extra,
+                },
+            )

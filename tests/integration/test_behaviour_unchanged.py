@@ -38,14 +38,26 @@ pytestmark = pytest.mark.usefixtures("zoo")
 def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
     # Not this run's xdist worker identity: the child is a run of its own.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
 
 
 def _outcomes(results: dict[str, Any]) -> dict[str, list[Any]]:
-    return {"/".join((r["suite"], r["test"], r["dataset"], r["model"])):
-            [r["n_cases"], r["n_failed"], r["fail_rate"], r["passed"]]
-            for r in results["records"]}
+    return {
+        "/".join((r["suite"], r["test"], r["dataset"], r["model"])): [
+            r["n_cases"],
+            r["n_failed"],
+            r["fail_rate"],
+            r["passed"],
+        ]
+        for r in results["records"]
+    }
 
 
 def test_the_collected_item_ids_are_unchanged() -> None:
@@ -58,8 +70,18 @@ def test_the_collected_item_ids_are_unchanged() -> None:
 
 def test_the_checklist_outcomes_are_unchanged(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
-    run = _pytest("-m", "checklist", "--nlp-sample", "50", "-n", "2",
-                  "--nlp-prediction-cache", "off", "--nlp-results", str(results))
+    run = _pytest(
+        "-m",
+        "checklist",
+        "--nlp-sample",
+        "50",
+        "-n",
+        "2",
+        "--nlp-prediction-cache",
+        "off",
+        "--nlp-results",
+        str(results),
+    )
     assert results.is_file(), run.stdout[-3000:] + run.stderr[-2000:]
     expected = json.loads((DATA / "checklist_sample50.json").read_text())
     assert len(expected) == 440

@@ -33,8 +33,9 @@ def rates(run: GateRun) -> dict[str, float]:
 
 
 def gated(run: GateRun) -> GateRun:
-    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), \
+    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
         run.result.stdout.str()[-3000:] + run.result.stderr.str()[-2000:]
+    )
     return run
 
 
@@ -42,7 +43,7 @@ def one_error(run: GateRun) -> str:
     err = run.result.stderr.str()
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR, err[-2000:]
     assert err.count("ERROR:") == 1 and "Traceback" not in err, err[-2000:]
-    return err[err.index("ERROR:"):]
+    return err[err.index("ERROR:") :]
 
 
 @pytest.fixture
@@ -54,12 +55,14 @@ def own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
-        run_gate: RunGate, own_cache: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_gate: RunGate, own_cache: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NLP_GATE_ENDPOINT_TOKEN", "s3cret-token")
     behaviour = Behaviour()
     with serve(behaviour) as url:
-        cold = gated(run_gate("--nlp-model", f"sentiment={url}@v3", "--nlp-batch-size", "16",
-                              *ARGS))
+        cold = gated(
+            run_gate("--nlp-model", f"sentiment={url}@v3", "--nlp-batch-size", "16", *ARGS)
+        )
         cold_posts = behaviour.posts
         warm = gated(run_gate("--nlp-model", f"sentiment={url}@v3", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
@@ -73,13 +76,17 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     assert rates(cold) == rates(function) == rates(warm)
     model = cold.json["run"]["models"][0]
     assert (model["model"], model["location"], model["revision"]) == (
-        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", url, "v3")
+        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict",
+        url,
+        "v3",
+    )
     for path in cold.results_path.parent.rglob("*"):  # no report holds the token
         assert not path.is_file() or b"s3cret-token" not in path.read_bytes(), path
 
 
 def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_line(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     burst = Behaviour(fail_first=2)
     with serve(burst) as url:
         run = gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
@@ -99,7 +106,8 @@ def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_li
 
 
 def test_start_up_stops_on_an_unreachable_endpoint_credentials_and_scores(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}/predict"
@@ -122,15 +130,35 @@ def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = tmp_path / "serve.log"
-    env = {**os.environ, "MLFLOW_TRACKING_URI": registry.tracking_uri,
-           # uvicorn is started by name from PATH; the pickled model imports fixtures.
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "MLFLOW_TRACKING_URI": registry.tracking_uri,
+        # uvicorn is started by name from PATH; the pickled model imports fixtures.
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(REPO),
+    }
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "models", "serve", "-m", "models:/sst2-lexicon/1",
-             "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "mlflow",
+                "models",
+                "serve",
+                "-m",
+                "models:/sst2-lexicon/1",
+                "--env-manager",
+                "local",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
     try:
         for _ in range(600):  # readiness, not a timed assertion: up to 2 minutes to start
             try:
@@ -146,14 +174,14 @@ def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
 
 
 def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request_per_batch(
-        run_gate: RunGate, own_cache: None, mlflow_served: tuple[str, Path]) -> None:
+    run_gate: RunGate, own_cache: None, mlflow_served: tuple[str, Path]
+) -> None:
     url, log = mlflow_served
 
     def posts() -> int:
         return log.read_text().count('"POST /invocations')
 
-    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
-                          *ARGS))
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16", *ARGS))
     cold_posts = posts()
     warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
@@ -163,7 +191,8 @@ def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request
 
 
 def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     with serve(Behaviour(version="2026-11-28")) as url:
         headed = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
     assert [r.json["engine"][0]["fingerprint_source"] for r in headed] == ["endpoint"] * 2
@@ -172,5 +201,4 @@ def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
         plain = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
     assert [r.json["engine"][0]["fingerprint_source"] for r in plain] == ["none"] * 2
     assert plain[1].json["engine"][0]["forward_passes"] > 0  # memoised for its run only
-    assert plain[0].json["engine"][0]["fingerprint"] != headed[0].json["engine"][0][
-        "fingerprint"]
+    assert plain[0].json["engine"][0]["fingerprint"] != headed[0].json["engine"][0]["fingerprint"]

@@ -28,15 +28,23 @@ WINDOWS = [
     "The museum opened a new wing dedicated to modern sculpture last spring.",
     "the cat sat on the mat",  # the original's window, asked for next to every candidate
     "rain",
-    ("Two British soldiers have been arrested in the southern city of Basra, officials said "
-     "on Monday after a day of clashes with the police."),
+    (
+        "Two British soldiers have been arrested in the southern city of Basra, officials said "
+        "on Monday after a day of clashes with the police."
+    ),
     "",
     "the dog sat on the mat",
 ]
-TEXTS = [("The company announced record profits for the third quarter of the year, and its "
-          "shares rose sharply on Monday after analysts praised the results."),
-         ("Heavy rain caused flooding in several villages near the river last week, and many "
-          "families were moved to schools on higher ground.")]
+TEXTS = [
+    (
+        "The company announced record profits for the third quarter of the year, and its "
+        "shares rose sharply on Monday after analysts praised the results."
+    ),
+    (
+        "Heavy rain caused flooding in several villages near the river last week, and many "
+        "families were moved to schools on higher ground."
+    ),
+]
 
 
 @pytest.fixture
@@ -60,7 +68,8 @@ def textattack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Modu
 
 # -- memo ---------------------------------------------------------------------------------
 def test_memos_answer_as_textattack_and_are_gone_afterwards(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    textattack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from textattack.attack_results import attack_result
     from textattack.shared import attacked_text, utils
     from textattack.shared.utils import strings
@@ -78,8 +87,18 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
     detected: list[str] = []
     monkeypatch.setattr(attack_result, "detect", lambda text: detected.append(text) or "en")
     long_text = "x" * 70 + " word, don't"
-    samples = ["don't", "'quoted'", "e-mail", "a.b", "", "word", "  two  words ", long_text,
-               "cat\n'dog' U.S.", "中文 text"]
+    samples = [
+        "don't",
+        "'quoted'",
+        "e-mail",
+        "a.b",
+        "",
+        "word",
+        "  two  words ",
+        long_text,
+        "cat\n'dog' U.S.",
+        "中文 text",
+    ]
     with memo.memoized():
         assert attacked_text.words_from_text is utils.words_from_text is strings.words_from_text
         for s in samples + samples:
@@ -95,8 +114,27 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
 
 
 # -- texts --------------------------------------------------------------------------------
-PIECES = ["I", "T", "S", "IT", "a", "the", "cat's", "don't", "e-mail", "U.S.", "'quoted'",
-          "hello,", "(x)", "--", "SPLIT", "<", "naïve", "3.5%", "PL"]
+PIECES = [
+    "I",
+    "T",
+    "S",
+    "IT",
+    "a",
+    "the",
+    "cat's",
+    "don't",
+    "e-mail",
+    "U.S.",
+    "'quoted'",
+    "hello,",
+    "(x)",
+    "--",
+    "SPLIT",
+    "<",
+    "naïve",
+    "3.5%",
+    "PL",
+]
 SEPARATORS = [" ", " ", "  ", ", ", ". ", "\n", " - "]
 NEW_WORDS = ["I", "T", "", "two words", "dog", "don't", "new-word", "S", "x y z", "it's"]
 
@@ -108,9 +146,15 @@ def _random_text(rng: random.Random) -> str:
 
 def _described(text: Any) -> tuple[Any, ...]:
     attrs = text.attack_attrs
-    return (tuple(text._text_input.items()), sorted(attrs["newly_modified_indices"]),
-            sorted(attrs["modified_indices"]), attrs["original_index_map"].tolist(),
-            id(attrs["previous_attacked_text"]), attrs.get("label_names"), sorted(attrs))
+    return (
+        tuple(text._text_input.items()),
+        sorted(attrs["newly_modified_indices"]),
+        sorted(attrs["modified_indices"]),
+        attrs["original_index_map"].tolist(),
+        id(attrs["previous_attacked_text"]),
+        attrs.get("label_names"),
+        sorted(attrs),
+    )
 
 
 def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) -> None:
@@ -132,8 +176,10 @@ def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) 
         assert AttackedText.generate_new_attacked_text is not generate
         for _ in range(300):
             columns = [_random_text(rng) for _ in range(rng.choice([1, 2]))]
-            base = AttackedText(OrderedDict(zip(("premise", "hypothesis"), columns)),
-                                {"label_names": ["no", "yes"]} if rng.random() < 0.3 else None)
+            base = AttackedText(
+                OrderedDict(zip(("premise", "hypothesis"), columns)),
+                {"label_names": ["no", "yes"]} if rng.random() < 0.3 else None,
+            )
             if rng.random() < 0.5:  # a base with modified words, deletions or insertions
                 words = base.words[:]
                 words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
@@ -143,8 +189,9 @@ def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) 
                 for _ in range(rng.choice([1, 1, 2, 3])):
                     if words:
                         words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
-                assert (_described(AttackedText.generate_new_attacked_text(base, words))
-                        == _described(generate(base, words)))
+                assert _described(
+                    AttackedText.generate_new_attacked_text(base, words)
+                ) == _described(generate(base, words))
     assert AttackedText.generate_new_attacked_text is generate
     assert shortcuts[0] > 100  # most bases were planned, not left to TextAttack's method
 
@@ -188,8 +235,9 @@ def three_threads() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
-                                                    three_threads: None) -> None:
+def test_an_embedding_depends_on_its_sentence_alone(
+    forwards: list[Forward], three_threads: None
+) -> None:
     """What makes it so on any CPU: each distinct sentence goes through the model in a
     forward pass of its own, whose only input is that sentence's tokens, on one thread;
     equal inputs to the same kernels give equal bits, in any company."""
@@ -199,8 +247,9 @@ def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
 
     tokenizer, _ = minilm._minilm()
     together = minilm.MiniLMSentenceEncoder().encode(WINDOWS)
-    assert forwards == [(["input_ids"], [tokenizer(s)["input_ids"]], 1)
-                        for s in dict.fromkeys(WINDOWS)]  # once each, alone, one thread
+    assert forwards == [
+        (["input_ids"], [tokenizer(s)["input_ids"]], 1) for s in dict.fromkeys(WINDOWS)
+    ]  # once each, alone, one thread
     assert torch.get_num_threads() == 3  # given back
     assert together.dtype == np.float32 and together.shape == (len(WINDOWS), minilm.DIMENSIONS)
     assert np.array_equal(together[0], together[2])  # the repeated window
@@ -215,8 +264,9 @@ def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
     assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
 
 
-def test_the_memo_keeps_the_sentences_last_asked_for(forwards: list[Forward],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_memo_keeps_the_sentences_last_asked_for(
+    forwards: list[Forward], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nlp_gate.kinds.attacks import minilm
 
     monkeypatch.setattr(minilm, "MEMO_SENTENCES", 2)
@@ -235,8 +285,9 @@ def _one_padded_batch(minilm: Any, sentences: list[str]) -> np.ndarray:
 
     tokenizer, model = minilm._minilm()
     with torch.inference_mode():
-        enc = tokenizer(sentences, padding=True, truncation=True, max_length=256,
-                        return_tensors="pt")
+        enc = tokenizer(
+            sentences, padding=True, truncation=True, max_length=256, return_tensors="pt"
+        )
         hidden = model(**enc).last_hidden_state
         mask = enc["attention_mask"].unsqueeze(-1).float()
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -244,8 +295,7 @@ def _one_padded_batch(minilm: Any, sentences: list[str]) -> np.ndarray:
 
 
 # -- lazy ---------------------------------------------------------------------------------
-def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
-            search: Any = None) -> Any:
+def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5, search: Any = None) -> Any:
     """A greedy attack on a model whose probabilities hash the text: every candidate scores
     differently, none succeeds, so each search runs into the budget."""
     from textattack.constraints.pre_transformation import RepeatModification
@@ -264,17 +314,21 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
             return np.array([[q, 1 - q] for q in p])
 
     goal = UntargetedClassification(Hashing(), query_budget=budget)
-    constraint = MiniLMSentenceEncoder(threshold=threshold, window_size=6,
-                                       compare_against_original=True)
-    return textattack.Attack(goal, [RepeatModification(), constraint],
-                             WordSwapNeighboringCharacterSwap(random_one=False),
-                             search or GreedySearch())
+    constraint = MiniLMSentenceEncoder(
+        threshold=threshold, window_size=6, compare_against_original=True
+    )
+    return textattack.Attack(
+        goal,
+        [RepeatModification(), constraint],
+        WordSwapNeighboringCharacterSwap(random_one=False),
+        search or GreedySearch(),
+    )
 
 
 @pytest.mark.parametrize("budget", [12, 40, 10_000])
 def test_lazy_filter_gives_the_search_what_the_eager_one_did(
-        textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch,
-        budget: int) -> None:
+    textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
     from nlp_gate.kinds.attacks import minilm
     from nlp_gate.kinds.attacks.speedups import lazy
 
@@ -294,9 +348,18 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
             assert lazy.install(attack)
         judged[0] = 0
         results = [attack.attack(text, 0) for text in TEXTS]
-        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
-                        r.perturbed_result.num_queries, r.perturbed_result.score)
-                       for r in results], judged[0])
+        runs[kind] = (
+            [
+                (
+                    type(r).__name__,
+                    r.perturbed_result.attacked_text.text,
+                    r.perturbed_result.num_queries,
+                    r.perturbed_result.score,
+                )
+                for r in results
+            ],
+            judged[0],
+        )
     (eager, eager_judged), (lazy_results, lazy_judged) = runs["eager"], runs["lazy"]
     assert lazy_results == eager
     assert forwards and all(len(ids) == 1 for _, ids, _ in forwards)  # one sentence each
@@ -324,7 +387,8 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
 
 # -- order --------------------------------------------------------------------------------
 def test_reordered_filter_keeps_textattacks_survivors_and_cache(
-        textattack: ModuleType, forwards: list[Forward]) -> None:
+    textattack: ModuleType, forwards: list[Forward]
+) -> None:
     from textattack.constraints.semantics import WordEmbeddingDistance
     from textattack.goal_functions import UntargetedClassification
     from textattack.models.wrappers import ModelWrapper
@@ -344,11 +408,16 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 
     def build() -> Any:
         embedding = minilm.word_embedding()
-        constraints = [MiniLMSentenceEncoder(threshold=0.9, metric="cosine"),
-                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.55)]
-        return textattack.Attack(UntargetedClassification(Constant()), constraints,
-                                 WordSwapEmbedding(max_candidates=20, embedding=embedding),
-                                 GreedySearch())
+        constraints = [
+            MiniLMSentenceEncoder(threshold=0.9, metric="cosine"),
+            WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.55),
+        ]
+        return textattack.Attack(
+            UntargetedClassification(Constant()),
+            constraints,
+            WordSwapEmbedding(max_candidates=20, embedding=embedding),
+            GreedySearch(),
+        )
 
     eager, reordered = build(), build()
     assert order.install(reordered)
@@ -362,11 +431,13 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
             runs = []
             for attack in (eager, reordered):
                 minilm._memo.clear()  # each filter embeds what it asks for, in its company
-                candidates = attack.get_transformations(original, original,
-                                                        indices_to_modify=[i])
-                runs.append(([(c.text, c.attack_attrs.get("similarity_score"))
-                              for c in candidates],
-                             [(k[1].text, v) for k, v in attack.constraints_cache.items()]))
+                candidates = attack.get_transformations(original, original, indices_to_modify=[i])
+                runs.append(
+                    (
+                        [(c.text, c.attack_attrs.get("similarity_score")) for c in candidates],
+                        [(k[1].text, v) for k, v in attack.constraints_cache.items()],
+                    )
+                )
             assert runs[0] == runs[1]
             kept += len(runs[0][0])
             rejected += sum(not v for _, v in runs[0][1])
@@ -376,7 +447,8 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 
 # -- empty --------------------------------------------------------------------------------
 def test_remembered_empty_answers_keep_the_genetic_search(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    textattack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.constraints.semantics import WordEmbeddingDistance
@@ -397,14 +469,16 @@ def test_remembered_empty_answers_keep_the_genetic_search(
 
     def build(search: Any = None) -> Any:
         embedding = minilm.word_embedding()
-        constraints = [MaxWordsPerturbed(max_percent=0.3),
-                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.6)]
+        constraints = [
+            MaxWordsPerturbed(max_percent=0.3),
+            WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.6),
+        ]
         return textattack.Attack(
             UntargetedClassification(Hashing(), query_budget=300),
             [RepeatModification(), *constraints],
             WordSwapEmbedding(max_candidates=8, embedding=embedding),
-            search or AlzantotGeneticAlgorithm(pop_size=6, max_iters=4,
-                                               post_crossover_check=False))
+            search or AlzantotGeneticAlgorithm(pop_size=6, max_iters=4, post_crossover_check=False),
+        )
 
     runs = {}
     for kind in ("textattack", "memo"):
@@ -414,8 +488,9 @@ def test_remembered_empty_answers_keep_the_genetic_search(
         calls = [0]
         transformations = attack._get_transformations_uncached
 
-        def counting(*args: Any, inner_: Any = transformations, calls_: list[int] = calls,
-                     **kwargs: Any) -> Any:
+        def counting(
+            *args: Any, inner_: Any = transformations, calls_: list[int] = calls, **kwargs: Any
+        ) -> Any:
             calls_[0] += 1
             return inner_(*args, **kwargs)
 
@@ -423,9 +498,18 @@ def test_remembered_empty_answers_keep_the_genetic_search(
         np.random.seed(7)
         random.seed(7)
         results = [attack.attack(text, 0) for text in TEXTS]
-        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
-                        r.perturbed_result.num_queries, r.perturbed_result.score)
-                       for r in results], calls[0])
+        runs[kind] = (
+            [
+                (
+                    type(r).__name__,
+                    r.perturbed_result.attacked_text.text,
+                    r.perturbed_result.num_queries,
+                    r.perturbed_result.score,
+                )
+                for r in results
+            ],
+            calls[0],
+        )
     (theirs, their_calls), (ours, our_calls) = runs["textattack"], runs["memo"]
     assert ours == theirs
     assert any(text not in TEXTS for _, text, _, _ in theirs)  # the search swapped words

@@ -72,10 +72,14 @@ def test_a_full_disk_stops_the_cache_not_the_run(tmp_path: Path) -> None:
 def test_a_cache_of_the_old_layout_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     with cache_sql(path) as db:  # the layout before checksums (user_version 0)
-        db.execute("CREATE TABLE predictions (fingerprint TEXT NOT NULL, input TEXT NOT NULL, "
-                   "probs BLOB NOT NULL, PRIMARY KEY (fingerprint, input)) WITHOUT ROWID")
-        db.execute("INSERT INTO predictions VALUES ('fp', '\"x\"', ?)",
-                   (np.array([0.5, 0.5], dtype=np.float32).tobytes(),))
+        db.execute(
+            "CREATE TABLE predictions (fingerprint TEXT NOT NULL, input TEXT NOT NULL, "
+            "probs BLOB NOT NULL, PRIMARY KEY (fingerprint, input)) WITHOUT ROWID"
+        )
+        db.execute(
+            "INSERT INTO predictions VALUES ('fp', '\"x\"', ?)",
+            (np.array([0.5, 0.5], dtype=np.float32).tobytes(),),
+        )
     cache = PredictionCache(path)
     assert cache.get("fp", ['"x"'], 2) == {}
     cache.put("fp", "model", [('"x"', np.array([0.25, 0.75]))])

@@ -62,8 +62,10 @@ def imported(name: str, path: Path) -> Iterator[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             # ``from a import b``: the module ``a.b`` where there is one, else ``a``'s name b.
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                       for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                for alias in node.names
+            ]
         else:
             continue
         yield from (t for t in targets if t in MODULES)
@@ -131,8 +133,9 @@ def test_kinds_import_neither_the_session_nor_each_other() -> None:
             if target == "nlp_gate.run_state" or target == "nlp_gate.kinds":
                 problems.append(f"{module} imports {target}")
             elif kind_of(target) not in (None, mine):
-                problems.append(f"{module} ({mine or 'shared'}) imports {target} "
-                                f"(kind {kind_of(target)})")
+                problems.append(
+                    f"{module} ({mine or 'shared'}) imports {target} (kind {kind_of(target)})"
+                )
     assert problems == []
 
 
@@ -153,8 +156,12 @@ def test_every_kind_records_into_a_section_the_verdict_counts() -> None:
 
 # Where pytest may be imported: its glue, the item kinds (which build pytest's parameters and
 # marks) and the shipped test modules (symbolic links to tests_behavioral/).
-PYTEST_USERS = ("nlp_gate.pytest_plugin", "nlp_gate.kinds", "nlp_gate.native_tests",
-                "nlp_gate.released")
+PYTEST_USERS = (
+    "nlp_gate.pytest_plugin",
+    "nlp_gate.kinds",
+    "nlp_gate.native_tests",
+    "nlp_gate.released",
+)
 
 
 def test_only_the_glue_and_the_kinds_import_pytest() -> None:
@@ -167,8 +174,13 @@ def test_only_the_glue_and_the_kinds_import_pytest() -> None:
         if any(module == p or module.startswith(p + ".") for p in PYTEST_USERS):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n.split(".")[0] in ("pytest", "_pytest") for n in names):
                 importers.append(module)
     assert importers == []

@@ -19,24 +19,39 @@ from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search import SearchSpaceError
 
 
-@pytest.mark.parametrize(("declare", "message"), [
-    (lambda: SearchSpace("{who} liked it.", {"who": ["A", "B"]}, perturb="what"),
-     "perturb='what' is no field of the template; fields: who"),
-    (lambda: SearchSpace("{who!r} liked it.", {"who": ["A", "B"]}, perturb="who"),
-     "must be a plain {slot} name"),
-    (lambda: behavioral_test(capability="NER", type="mft", task="sentiment",
-                             search=SearchSpace("{who} liked it.", {"who": ["A", "B"]}, "who")),
-     "search= needs an INV or DIR test"),
-])
-def test_a_wrong_search_space_is_refused_where_it_is_declared(declare: Any,
-                                                              message: str) -> None:
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        (
+            lambda: SearchSpace("{who} liked it.", {"who": ["A", "B"]}, perturb="what"),
+            "perturb='what' is no field of the template; fields: who",
+        ),
+        (
+            lambda: SearchSpace("{who!r} liked it.", {"who": ["A", "B"]}, perturb="who"),
+            "must be a plain {slot} name",
+        ),
+        (
+            lambda: behavioral_test(
+                capability="NER",
+                type="mft",
+                task="sentiment",
+                search=SearchSpace("{who} liked it.", {"who": ["A", "B"]}, "who"),
+            ),
+            "search= needs an INV or DIR test",
+        ),
+    ],
+)
+def test_a_wrong_search_space_is_refused_where_it_is_declared(declare: Any, message: str) -> None:
     with pytest.raises((SearchSpaceError, NativeTestError), match=re.escape(message)):
         declare()
 
 
 def test_lexicons_are_read_when_searched_and_sorted_shortest_first() -> None:
-    space = SearchSpace(("Is {who} here?", "Is {who} there?"),
-                        lambda: {"who": ["Tom", "Al", "Bea", "Al"]}, perturb="who")
+    space = SearchSpace(
+        ("Is {who} here?", "Is {who} there?"),
+        lambda: {"who": ["Tom", "Al", "Bea", "Al"]},
+        perturb="who",
+    )
     assert space.lexicons() == {"who": ("Al", "Bea", "Tom")}
     assert space.fill({"who": "Al"}) == ("Is Al here?", "Is Al there?")
     with pytest.raises(SearchSpaceError, match="slot 'who' needs two values to swap"):

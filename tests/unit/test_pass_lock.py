@@ -60,7 +60,8 @@ def test_a_second_engine_waits_for_the_first_and_computes_nothing(tmp_path: Path
 
 
 def test_small_passes_and_engines_without_a_cache_never_wait(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     asked: list[str] = []
     real = pass_lock.computing
 

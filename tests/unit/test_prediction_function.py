@@ -16,6 +16,9 @@ def test_a_negative_probability_is_called_so() -> None:
     from nlp_gate.engine.function_model import PredictionError, check_rows
 
     spec = load_profile("paper").get("sst2", "bert")
-    with pytest.raises(PredictionError, match=r"a negative probability \(1 of 2; row 1 is "
-                                              r"\[1.5, -0.5\]\)"):
+    with pytest.raises(
+        PredictionError,
+        match=r"a negative probability \(1 of 2; row 1 is "
+        r"\[1.5, -0.5\]\)",
+    ):
         check_rows(spec, [[0.5, 0.5], [1.5, -0.5]], 2)

@@ -19,8 +19,7 @@ def is_endpoint_source(source: str) -> bool:
 def endpoint_name(url: str) -> str:
     """A report column name for ``url``: host, port and path, without '/', ':' or '@'."""
     parts = urlsplit(url)
-    return re.sub(r"[^\w.]+", "-", f"{parts.hostname}-{parts.port or ''}{parts.path}") \
-        .strip("-")
+    return re.sub(r"[^\w.]+", "-", f"{parts.hostname}-{parts.port or ''}{parts.path}").strip("-")
 
 
 def split_version(given: str) -> tuple[str, str | None]:

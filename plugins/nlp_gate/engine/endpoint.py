@@ -57,8 +57,13 @@ class Endpoint:
     """One URL's client: the protocol, the bounded retries, and a count of the prediction
     requests it sent (what a warm run must not send)."""
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = RETRIES,
-                 backoff: float = BACKOFF) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = RETRIES,
+        backoff: float = BACKOFF,
+    ) -> None:
         self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
         self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
         self.requests = 0
@@ -68,8 +73,10 @@ class Endpoint:
         """What makes the URL unusable before anything is sent: credentials in it."""
         parts = urlsplit(self.url)
         if parts.username or parts.password:
-            return (f"endpoint {self.shown}: credentials in the URL are refused (they would "
-                    f"reach the reports); give a bearer token in ${TOKEN_ENV}")
+            return (
+                f"endpoint {self.shown}: credentials in the URL are refused (they would "
+                f"reach the reports); give a bearer token in ${TOKEN_ENV}"
+            )
         return None
 
     @property
@@ -83,8 +90,9 @@ class Endpoint:
         """The endpoint's rows for ``batch``, retried on 429, 5xx, timeouts and dropped
         connections (``connect_retries``: a start-up does not wait to learn that nothing
         listens); an ``EndpointError`` of one line when every try failed."""
-        body = json.dumps({"inputs": [list(x) if isinstance(x, tuple) else x
-                                      for x in batch]}).encode()
+        body = json.dumps(
+            {"inputs": [list(x) if isinstance(x, tuple) else x for x in batch]}
+        ).encode()
         attempts = 1 + self.retries
         reason = ""
         for attempt in range(attempts):
@@ -98,9 +106,11 @@ class Endpoint:
                     break
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
                 cause = getattr(exc, "reason", exc)
-                reason = (f"no answer within {self.timeout:g} s"
-                          if isinstance(cause, TimeoutError) or "timed out" in str(cause)
-                          else f"unreachable ({cause})")
+                reason = (
+                    f"no answer within {self.timeout:g} s"
+                    if isinstance(cause, TimeoutError) or "timed out" in str(cause)
+                    else f"unreachable ({cause})"
+                )
                 if not connect_retries:
                     break
         tries = f"{attempt + 1} tr{'y' if attempt == 0 else 'ies'}"
@@ -120,8 +130,9 @@ class Endpoint:
         try:
             rows = json.loads(raw)[key]
         except (ValueError, KeyError, TypeError):
-            raise EndpointError(f"endpoint {self.shown} answered without {key!r}: "
-                                f"{raw[:120]!r}") from None
+            raise EndpointError(
+                f"endpoint {self.shown} answered without {key!r}: {raw[:120]!r}"
+            ) from None
         return list(rows)
 
 
@@ -160,34 +171,42 @@ class EndpointClassifier(FunctionClassifier):
     """``Classifier``'s memo, cache and batching over an endpoint: batches sent
     ``CONCURRENCY`` at a time, every batch's rows checked."""
 
-    def __init__(self, spec: ModelSpec, endpoint: Endpoint, options: LoadOptions,
-                 cache: PredictionCache | None, version: str | None,
-                 inputs: InputIndex | None) -> None:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        endpoint: Endpoint,
+        options: LoadOptions,
+        cache: PredictionCache | None,
+        version: str | None,
+        inputs: InputIndex | None,
+    ) -> None:
         super().__init__(spec, endpoint.predict, options, None, inputs)
         self.endpoint = endpoint
         # The URL in it even without a version: two unversioned endpoints are two models.
-        self.fingerprint = hashlib.sha256(json.dumps(
-            ["endpoint", endpoint.shown, version, list(spec.labels)]).encode()).hexdigest()
+        self.fingerprint = hashlib.sha256(
+            json.dumps(["endpoint", endpoint.shown, version, list(spec.labels)]).encode()
+        ).hexdigest()
         if version is not None:
             self.cache = cache
             self.fingerprint_source = "declared" if spec.revision else "endpoint"
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         size = self.options.batch_size
-        batches = [list(inputs[start:start + size]) for start in range(0, len(inputs), size)]
+        batches = [list(inputs[start : start + size]) for start in range(0, len(inputs), size)]
         out = np.empty((len(inputs), len(self._order)), dtype=np.float64)
         with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
             for n, returned in enumerate(pool.map(self.endpoint.predict, batches)):
                 batch = batches[n]
                 rows = self._checked(returned, len(batch))
-                out[n * size:n * size + len(batch)] = rows[:, self._order]
+                out[n * size : n * size + len(batch)] = rows[:, self._order]
                 self._advance(len(batch))
         self.forward_count += len(inputs)
         return out
 
 
-def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: float,
-                             inputs: InputIndex | None = None) -> EndpointClassifier:
+def load_endpoint_classifier(
+    spec: ModelSpec, options: LoadOptions, timeout: float, inputs: InputIndex | None = None
+) -> EndpointClassifier:
     """The engine of an endpoint.  Without a declared version one probe batch asks the
     endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
     endpoint = Endpoint(spec.source, timeout)
@@ -198,6 +217,9 @@ def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: flo
     if version is None:
         endpoint.predict(probe_batch(spec))
         version = endpoint.version
-    cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
-             if options.cache and version is not None else None)
+    cache = (
+        PredictionCache(options.cache, options.cache_max_mb << 20)
+        if options.cache and version is not None
+        else None
+    )
     return EndpointClassifier(spec, endpoint, options, cache, version, inputs)

@@ -19,5 +19,11 @@ from nlp_gate.kinds.comparison import ComparisonKind
 from nlp_gate.kinds.native import NativeKind
 from nlp_gate.kinds.search import SearchKind
 
-KINDS: tuple[type[ItemKind[Any]], ...] = (ChecklistKind, NativeKind, SearchKind, AccuracyKind,
-                                     ComparisonKind, AttackKind)
+KINDS: tuple[type[ItemKind[Any]], ...] = (
+    ChecklistKind,
+    NativeKind,
+    SearchKind,
+    AccuracyKind,
+    ComparisonKind,
+    AttackKind,
+)

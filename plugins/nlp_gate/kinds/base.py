@@ -174,8 +174,9 @@ class ItemKind(ABC, Generic[C]):
         outcomes (a comparison case names its source kind); None: it runs none."""
         return None
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]:
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]:
         """Its items for one test of kind ``source`` on ``specs`` (positions from ``first``),
         parametrized with that test's own function (a native test carries its comparisons
         and searches); none by default."""

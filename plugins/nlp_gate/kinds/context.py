@@ -89,8 +89,9 @@ class Peer(Protocol):
 
     def checklist_tests(self) -> CheckListTests | None: ...
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]: ...
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]: ...
 
 
 class KindContext(Protocol):

@@ -40,8 +40,13 @@ class Stage:
     """One long step: ``total`` (None when unknown) ``unit`` to do, ``advance``d as they are
     done; a context manager whose exit ends it (failed, when an exception leaves it)."""
 
-    def __init__(self, name: str, total: int | None = None, unit: str = "items",
-                 reporter: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        total: int | None = None,
+        unit: str = "items",
+        reporter: Reporter | None = None,
+    ) -> None:
         self.name = name
         self.total = total
         self.unit = unit
@@ -151,9 +156,16 @@ class StreamSink:
 class TextReporter(Reporter):
     """Stages as text on ``sink`` (module docstring: interactive or line by line)."""
 
-    def __init__(self, sink: Sink, *, interactive: bool = False, clock: Clock = time.monotonic,
-                 heartbeat: float = HEARTBEAT_S, redraw: float = REDRAW_S,
-                 width: Callable[[], int] = lambda: shutil.get_terminal_size().columns) -> None:
+    def __init__(
+        self,
+        sink: Sink,
+        *,
+        interactive: bool = False,
+        clock: Clock = time.monotonic,
+        heartbeat: float = HEARTBEAT_S,
+        redraw: float = REDRAW_S,
+        width: Callable[[], int] = lambda: shutil.get_terminal_size().columns,
+    ) -> None:
         super().__init__(clock)
         self.sink = sink
         self.interactive = interactive
@@ -213,8 +225,9 @@ class TextReporter(Reporter):
             text = running_text(self._active[0])
         else:  # several share the line: each in short, the first's name prefix said once
             prefix = self._active[0].name.partition(": ")[0] + ": "
-            text = " | ".join(short_text(s, prefix if i else "")
-                              for i, s in enumerate(self._active))
+            text = " | ".join(
+                short_text(s, prefix if i else "") for i, s in enumerate(self._active)
+            )
         room = max(20, self.width() - 1)
         self.sink.live(text if len(text) <= room else text[: room - 1] + "…")
 
@@ -251,7 +264,9 @@ def short_text(stage: Stage, prefix: str = "") -> str:
 
 def finished_text(stage: Stage) -> str:
     """``name: done in 24.8s, 300 steps (12.1 steps/s); detail`` (``failed after`` ...)."""
-    text = f"{stage.name}: {'failed after' if stage.failed else 'done in'} {_duration(stage.elapsed)}"
+    text = (
+        f"{stage.name}: {'failed after' if stage.failed else 'done in'} {_duration(stage.elapsed)}"
+    )
     if stage.done:
         rate = f" ({_rate(stage.rate, stage.unit)})" if stage.rate is not None else ""
         text += f", {stage.done} {stage.unit}{rate}"

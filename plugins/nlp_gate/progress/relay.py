@@ -25,8 +25,9 @@ class EventQueue(Protocol):
 class QueueReporter(Reporter):
     """A worker process's reporter: its stages' events, to the parent's ``Relay``."""
 
-    def __init__(self, queue: EventQueue, clock: Clock = time.monotonic,
-                 interval: float = FORWARD_S) -> None:
+    def __init__(
+        self, queue: EventQueue, clock: Clock = time.monotonic, interval: float = FORWARD_S
+    ) -> None:
         super().__init__(clock)
         self.queue = queue
         self.interval = interval

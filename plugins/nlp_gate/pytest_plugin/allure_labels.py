@@ -46,5 +46,10 @@ def label_verdict(verdict: Verdict) -> None:
     if verdict.description:
         allure.dynamic.description(verdict.description)
     for a in verdict.attachments:
-        allure.attach(a.body, name=a.name, attachment_type=(
-            allure.attachment_type.JSON if a.kind == "json" else allure.attachment_type.TEXT))
+        allure.attach(
+            a.body,
+            name=a.name,
+            attachment_type=(
+                allure.attachment_type.JSON if a.kind == "json" else allure.attachment_type.TEXT
+            ),
+        )

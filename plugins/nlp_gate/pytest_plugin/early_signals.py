@@ -25,8 +25,10 @@ from types import FrameType
 from typing import Any, NoReturn
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-_PYTHON_DEFAULTS: dict[int, Any] = {signal.SIGINT: signal.default_int_handler,
-                                    signal.SIGTERM: signal.SIG_DFL}
+_PYTHON_DEFAULTS: dict[int, Any] = {
+    signal.SIGINT: signal.default_int_handler,
+    signal.SIGTERM: signal.SIG_DFL,
+}
 
 # The handlers ``catch`` replaced (restored at the end of the run), and the signals it got.
 _replaced: dict[int, Any] = {}
@@ -36,8 +38,10 @@ _received: list[str] = []
 def catch() -> None:
     """Record SIGINT and SIGTERM from here until the plugin's first hook; a second one stops
     at once (nothing of the run exists yet to write)."""
-    if "PYTEST_VERSION" not in os.environ or threading.current_thread() is not \
-            threading.main_thread():
+    if (
+        "PYTEST_VERSION" not in os.environ
+        or threading.current_thread() is not threading.main_thread()
+    ):
         return
     for sig in _SIGNALS:
         if signal.getsignal(sig) is _PYTHON_DEFAULTS[sig]:
@@ -47,8 +51,10 @@ def catch() -> None:
 def stop_before_the_run(name: str, during: str, results: str) -> NoReturn:
     """A second signal before pytest's session exists: nothing of the run exists to write,
     and pytest would print a KeyboardInterrupt traceback; end at once, saying so."""
-    sys.stderr.write(f"nlp-gate: stopped by a second {name} {during}, before the run began: "
-                     f"no results were written ({results}, if present, is an earlier run's)\n")
+    sys.stderr.write(
+        f"nlp-gate: stopped by a second {name} {during}, before the run began: "
+        f"no results were written ({results}, if present, is an earlier run's)\n"
+    )
     raise SystemExit(2)  # pytest.ExitCode.INTERRUPTED (this module imports nothing of pytest)
 
 

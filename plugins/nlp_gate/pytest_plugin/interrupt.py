@@ -63,16 +63,19 @@ def stop_on_signals(config: pytest.Config) -> None:
         if config.stash.get(ENDING_KEY, False):
             if name not in said_ending:  # said once: users press Ctrl-C repeatedly
                 said_ending.add(name)
-                sys.stderr.write(f"nlp-gate: {name} while this run's results are written: "
-                                 "finishing them first (seconds)\n")
+                sys.stderr.write(
+                    f"nlp-gate: {name} while this run's results are written: "
+                    "finishing them first (seconds)\n"
+                )
             return
         config.stash[STOP_SIGNAL_KEY] = name
         if stopping and SESSION_KEY not in config.stash:
             # Pressed again while pytest still parses its options and imports the conftests
             # (only the options parsed so far say where the results would go).
             given = getattr(config.known_args_namespace, "nlp_results", None)
-            early_signals.stop_before_the_run(name, "during pytest's start-up",
-                                              str(results_file(given, config.rootpath)))
+            early_signals.stop_before_the_run(
+                name, "during pytest's start-up", str(results_file(given, config.rootpath))
+            )
         if stopping:
             raise KeyboardInterrupt(f"signal {name}")
         stopping.append(name)
@@ -138,5 +141,7 @@ def stopped_while_starting(session: pytest.Session) -> None:
     name = session.config.stash.get(STOP_SIGNAL_KEY, None)
     if name is not None:
         run_is_ending(session.config)
-        pytest.exit(f"{name}: stopped while the run started its workers",
-                    returncode=pytest.ExitCode.INTERRUPTED)
+        pytest.exit(
+            f"{name}: stopped while the run started its workers",
+            returncode=pytest.ExitCode.INTERRUPTED,
+        )

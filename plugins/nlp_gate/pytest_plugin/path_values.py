@@ -45,37 +45,54 @@ def check(config: pytest.Config) -> None:
 
 def problem(config: pytest.Config, args: Sequence[str], invocation_dir: Path) -> str | None:
     """Why the rootdir is not the one the run meant, naming the option to rewrite; else None."""
-    if any(a == o or a.startswith(f"{o}=") or (o == "-c" and a.startswith("-c") and a != "-c")
-           for a in args for o in FIXING_OPTIONS):
+    if any(
+        a == o or a.startswith(f"{o}=") or (o == "-c" and a.startswith("-c") and a != "-c")
+        for a in args
+        for o in FIXING_OPTIONS
+    ):
         return None
-    taken = [(a, args[i + 1]) for i, a in enumerate(args[:-1])
-             if a.startswith("--nlp-") and "=" not in a and not args[i + 1].startswith("-")
-             and _took(config, a, args[i + 1]) and (invocation_dir / args[i + 1]).exists()]
+    taken = [
+        (a, args[i + 1])
+        for i, a in enumerate(args[:-1])
+        if a.startswith("--nlp-")
+        and "=" not in a
+        and not args[i + 1].startswith("-")
+        and _took(config, a, args[i + 1])
+        and (invocation_dir / args[i + 1]).exists()
+    ]
     if not taken:
         return None
     values = {v for _, v in taken}
-    others = [_folder(invocation_dir / a) for a in args
-              if not a.startswith("-") and a not in values
-              and (invocation_dir / a.split("::")[0]).exists()]
+    others = [
+        _folder(invocation_dir / a)
+        for a in args
+        if not a.startswith("-")
+        and a not in values
+        and (invocation_dir / a.split("::")[0]).exists()
+    ]
     shared = Path(os.path.commonpath(others)) if others else invocation_dir
-    moved = [(o, v) for o, v in taken
-             if not _folder(invocation_dir / v).is_relative_to(shared)]
+    moved = [(o, v) for o, v in taken if not _folder(invocation_dir / v).is_relative_to(shared)]
     if not moved or _same_rootdir(config, shared):
         return None
     rewrite = " ".join(f"{o}={v}" for o, v in moved)
-    return (f"{' '.join(f'{o} {v}' for o, v in moved)}: pytest took "
-            f"{'this value' if len(moved) == 1 else 'these values'} for a test path when it "
-            f"chose the rootdir, before nlp-gate's options exist, so the rootdir is "
-            f"{config.rootpath} (its ini file, thresholds.yaml, reports/ and .cache/ are "
-            f"looked up there) instead of the folder holding {shared}; write {rewrite}")
+    return (
+        f"{' '.join(f'{o} {v}' for o, v in moved)}: pytest took "
+        f"{'this value' if len(moved) == 1 else 'these values'} for a test path when it "
+        f"chose the rootdir, before nlp-gate's options exist, so the rootdir is "
+        f"{config.rootpath} (its ini file, thresholds.yaml, reports/ and .cache/ are "
+        f"looked up there) instead of the folder holding {shared}; write {rewrite}"
+    )
 
 
 def _took(config: pytest.Config, option: str, value: str) -> bool:
     """Whether ``option`` holds ``value`` (a flag followed by a test path does not)."""
     held = config.getoption(option.removeprefix("--").replace("-", "_"), None)
     for one in held if isinstance(held, list) else [held]:
-        if one is not None and not isinstance(one, bool) and (
-                str(one) == value or Path(str(one)) == Path(value)):
+        if (
+            one is not None
+            and not isinstance(one, bool)
+            and (str(one) == value or Path(str(one)) == Path(value))
+        ):
             return True
     return False
 

@@ -74,12 +74,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # CheckList's viewer (imported with its Editor and test types) uses a deprecated IPython
     # import: noise in every run that builds native tests, nothing a user can act on.
     config.addinivalue_line(
-        "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning")
+        "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning"
+    )
     add_markers(config)
     config.stash[SESSION_KEY] = RunState(options_from(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
-    terminal_progress.install_for_pytest(config)  # long stages (cold predictions) show signs of life
+    terminal_progress.install_for_pytest(
+        config
+    )  # long stages (cold predictions) show signs of life
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -102,8 +105,9 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config
-                          ) -> Generator[None, bool | None, bool | None]:
+def pytest_ignore_collect(
+    collection_path: Path, config: pytest.Config
+) -> Generator[None, bool | None, bool | None]:
     return selection.enter_packaged(collection_path, config, (yield))
 
 
@@ -112,8 +116,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k deselected theirs: balance what is left
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     selection.select(session, config, items)
     xdist_groups.write_groups(config, items)  # a worker: its items' groups, for the controller
 
@@ -151,8 +156,9 @@ def nlp_check(request: pytest.FixtureRequest) -> Check:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
-                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     outcome.record_failure(item, call.when, report)
     xdist_handoff.send_item_records(item, call.when, report)
@@ -172,7 +178,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run_end.finish_unstarted(config)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
-                            config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     if not hasattr(config, "workerinput"):
         run_end.terminal_summary(terminalreporter, exitstatus, config)

@@ -37,11 +37,21 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         return  # no gated item in this run (e.g. the project's own tests): reports/ untouched
     # pytest ends a run whose test modules fail to import as "Interrupted" (exit 2) too; no
     # signal stopped it, so results.json says what did.
-    collection_errors = (session.testsfailed if exitstatus == pytest.ExitCode.INTERRUPTED
-                         and STOP_SIGNAL_KEY not in config.stash else 0)
-    end = write_run(config, int(exitstatus), refused=(
-        "a usage error (exit 4) stopped the run before any item ran; see its ERROR message"
-        if refused else None), collection_errors=collection_errors)
+    collection_errors = (
+        session.testsfailed
+        if exitstatus == pytest.ExitCode.INTERRUPTED and STOP_SIGNAL_KEY not in config.stash
+        else 0
+    )
+    end = write_run(
+        config,
+        int(exitstatus),
+        refused=(
+            "a usage error (exit 4) stopped the run before any item ran; see its ERROR message"
+            if refused
+            else None
+        ),
+        collection_errors=collection_errors,
+    )
     gate = end.verdict()
     if (gate.problems or gate.errored) and session.exitstatus == pytest.ExitCode.OK:
         # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
@@ -53,9 +63,14 @@ def finish_unstarted(config: pytest.Config) -> None:
     """A gate run stopped by a signal before its session began (pytest then skips
     ``pytest_sessionfinish``: e.g. Ctrl-C pressed twice while the models are checked) still
     writes its results.json and reports, as interrupted with no item run, and says so."""
-    if (hasattr(config, "workerinput") or RUN_END_KEY in config.stash
-            or STOP_SIGNAL_KEY not in config.stash or config.option.collectonly
-            or SESSION_KEY not in config.stash or not expects_gated_items(config)):
+    if (
+        hasattr(config, "workerinput")
+        or RUN_END_KEY in config.stash
+        or STOP_SIGNAL_KEY not in config.stash
+        or config.option.collectonly
+        or SESSION_KEY not in config.stash
+        or not expects_gated_items(config)
+    ):
         return
     end = write_run(config, pytest.ExitCode.INTERRUPTED)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
@@ -64,25 +79,34 @@ def finish_unstarted(config: pytest.Config) -> None:
             terminal.write_line(line)
 
 
-def write_run(config: pytest.Config, exitstatus: int, refused: str | None = None,
-              collection_errors: int = 0) -> RunEnd:
+def write_run(
+    config: pytest.Config, exitstatus: int, refused: str | None = None, collection_errors: int = 0
+) -> RunEnd:
     """results.json and the reports of this run, from the controller's records; whatever
     cannot be written is one message for the terminal summary (``RUN_END_KEY``)."""
     run = nlp_session(config)
     results = run.results.body(
         run_metadata(run),
         interrupted=exitstatus == pytest.ExitCode.INTERRUPTED and not collection_errors,
-        exitstatus=exitstatus, refused=refused, collection_errors=collection_errors)
+        exitstatus=exitstatus,
+        refused=refused,
+        collection_errors=collection_errors,
+    )
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
-    end = write_reports(run.options.results, results,
-                        alluredir=Path(alluredir) if alluredir else None, exitstatus=exitstatus,
-                        plot_cache=run.options.cache_dir / "plots")
+    end = write_reports(
+        run.options.results,
+        results,
+        alluredir=Path(alluredir) if alluredir else None,
+        exitstatus=exitstatus,
+        plot_cache=run.options.cache_dir / "plots",
+    )
     config.stash[RUN_END_KEY] = end
     return end
 
 
-def terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
-                     config: pytest.Config) -> None:
+def terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     """Each kind's lines, then the release verdict and where the reports are."""
     run = nlp_session(config)
     for kind in reversed(list(run.kinds.values())):

@@ -48,8 +48,7 @@ class PackagedSuite:
 # The reference study's items (every kind) as a test module shipped with the package.
 RELEASED = PackagedSuite("nlp_gate_release_suites", _PACKAGE / "released", "nlp_gate.released")
 # The native behavioral suites (one module per capability), shipped with the package.
-NATIVE = PackagedSuite("nlp_gate_native_suites", _PACKAGE / "native_tests",
-                       "nlp_gate.native_tests")
+NATIVE = PackagedSuite("nlp_gate_native_suites", _PACKAGE / "native_tests", "nlp_gate.native_tests")
 PACKAGED_SUITES = (RELEASED, NATIVE)
 RELEASED_ITEMS, NATIVE_ITEMS = RELEASED.folder, NATIVE.folder
 
@@ -91,8 +90,9 @@ def within(path: Path, folder: Path) -> bool:
 
 def runs_behavioral_suite(config: pytest.Config) -> bool:
     """Whether this run's paths include a behavioral path (or a folder above one)."""
-    return any(within(p, b) or within(b, p)
-               for p in run_paths(config) for b in behavioral_paths(config))
+    return any(
+        within(p, b) or within(b, p) for p in run_paths(config) for b in behavioral_paths(config)
+    )
 
 
 def runs_only_behavioral_suite(config: pytest.Config) -> bool:
@@ -146,12 +146,12 @@ def _runs_whole_suite(config: pytest.Config) -> bool:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         return True
     roots = [(config.rootpath / p).resolve() for p in config.getini("testpaths")]
-    return any(within(root, p)
-               for p in run_paths(config) for root in roots or [config.rootpath])
+    return any(within(root, p) for p in run_paths(config) for root in roots or [config.rootpath])
 
 
-def enter_packaged(collection_path: Path, config: pytest.Config,
-                   ignored: bool | None) -> bool | None:
+def enter_packaged(
+    collection_path: Path, config: pytest.Config, ignored: bool | None
+) -> bool | None:
     """Walk down to the packaged suites wherever the package is installed (``ignored``: what
     the other ``pytest_ignore_collect`` hooks said).
 
@@ -172,8 +172,7 @@ def enter_packaged(collection_path: Path, config: pytest.Config,
             entered.add(path)
             return False
         return ignored
-    if (not any(within(path, t) for t in targets)
-            and any(p in entered for p in path.parents)):
+    if not any(within(path, t) for t in targets) and any(p in entered for p in path.parents):
         return True  # a sibling inside a skipped folder (another installed package)
     return ignored
 
@@ -224,8 +223,7 @@ def is_nlp_gate_item(run: RunState, item: pytest.Item) -> bool:
     """Whether a kind parametrizes ``item``: a case, or a kind's placeholder that skips
     saying why it has none (``-m regression`` with no baseline declared)."""
     params = getattr(item, "callspec", None)
-    return params is not None and any(kind.argname in params.params
-                                      for kind in run.kinds.values())
+    return params is not None and any(kind.argname in params.params for kind in run.kinds.values())
 
 
 def select(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -233,9 +231,11 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
     tests ran" would read as a release that nothing stopped); ``--nlp-shard K/N``: keep this
     shard's items (every process computes the same split)."""
     run = nlp_session(config)
-    if (not session.testsfailed  # a collection error is the message then
-            and expects_gated_items(config)
-            and not any(is_nlp_gate_item(run, item) for item in items)):
+    if (
+        not session.testsfailed  # a collection error is the message then
+        and expects_gated_items(config)
+        and not any(is_nlp_gate_item(run, item) for item in items)
+    ):
         if not hasattr(config, "workerinput"):
             raise pytest.UsageError(no_gated_items_message(config, len(items)))
         # A worker cannot stop the run with a usage error: it hands the xdist controller no
@@ -281,11 +281,17 @@ def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
         if case is not None:
             selected.setdefault(run.kind_of(case).name, []).append(case)
         params = getattr(item, "callspec", None)
-        unmade += [v.need for v in (params.params.values() if params else ())
-                   if isinstance(v, extras.Unmade)]
-    return extras.refusal([*extras.item_needs(selected, run.options.data_dir,
-                                              run.options.load.backend),
-                           *dict.fromkeys(unmade)])
+        unmade += [
+            v.need
+            for v in (params.params.values() if params else ())
+            if isinstance(v, extras.Unmade)
+        ]
+    return extras.refusal(
+        [
+            *extras.item_needs(selected, run.options.data_dir, run.options.load.backend),
+            *dict.fromkeys(unmade),
+        ]
+    )
 
 
 def no_gated_items_message(config: pytest.Config, selected: int) -> str:
@@ -294,19 +300,21 @@ def no_gated_items_message(config: pytest.Config, selected: int) -> str:
     markexpr = str(config.option.markexpr or "")
     known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
     # pytest's mark expression: identifiers, and/or/not, parentheses, keyword arguments
-    names = re.findall(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+",
-                       re.sub(r"(?<=\w)\([^)]*\)", "", markexpr))
+    names = re.findall(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+", re.sub(r"(?<=\w)\([^)]*\)", "", markexpr))
     unknown = sorted(set(names) - known - {"and", "or", "not"})
     gate_markers = sorted({name for kind in KINDS for name in kind.markers})
     if unknown:
-        return (f"-m {markexpr!r} names no known marker: {', '.join(unknown)}; nlp-gate's "
-                f"markers are {', '.join(gate_markers)} (pytest --markers lists every one)")
+        return (
+            f"-m {markexpr!r} names no known marker: {', '.join(unknown)}; nlp-gate's "
+            f"markers are {', '.join(gate_markers)} (pytest --markers lists every one)"
+        )
     paths = ", ".join(str(p) for p in run_paths(config))
-    return (f"nlp-gate: this run selects no nlp-gate item to gate ({selected} other item(s) "
-            f"selected from {paths}"
-            + (f" with -m {markexpr!r}" if markexpr else "")
-            + (f" -k {config.option.keyword!r}" if config.option.keyword else "")
-            + "): a release gate that tests nothing cannot pass. Check -m / -k (nlp-gate's "
-            f"markers: {', '.join(gate_markers)}) and the paths: the packaged suites come "
-            "with " + "; ".join(f"ini {s.ini} = true or --pyargs {s.module}"
-                                for s in PACKAGED_SUITES))
+    return (
+        f"nlp-gate: this run selects no nlp-gate item to gate ({selected} other item(s) "
+        f"selected from {paths}"
+        + (f" with -m {markexpr!r}" if markexpr else "")
+        + (f" -k {config.option.keyword!r}" if config.option.keyword else "")
+        + "): a release gate that tests nothing cannot pass. Check -m / -k (nlp-gate's "
+        f"markers: {', '.join(gate_markers)}) and the paths: the packaged suites come "
+        "with " + "; ".join(f"ini {s.ini} = true or --pyargs {s.module}" for s in PACKAGED_SUITES)
+    )

@@ -21,8 +21,9 @@ class PytestSink:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.worker = os.environ.get("PYTEST_XDIST_WORKER") if hasattr(
-            config, "workerinput") else None
+        self.worker = (
+            os.environ.get("PYTEST_XDIST_WORKER") if hasattr(config, "workerinput") else None
+        )
         self.stream = StreamSink(fresh_line=True)
         self._live = False
 

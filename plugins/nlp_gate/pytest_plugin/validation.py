@@ -36,9 +36,13 @@ def validate_at_start(session: pytest.Session) -> None:
         # would read its config with a library that may not be there), then for the items.
         extras.require(extras.model_needs(run.profile.models, run.options.load.backend))
         if not narrows_selection(config):  # every requested item will be selected
-            extras.require(extras.item_needs({k.name: k.cases() for k in run.kinds.values()
-                                              if k.argname in requested}, run.options.data_dir,
-                                             run.options.load.backend))
+            extras.require(
+                extras.item_needs(
+                    {k.name: k.cases() for k in run.kinds.values() if k.argname in requested},
+                    run.options.data_dir,
+                    run.options.load.backend,
+                )
+            )
         run.validate(requested)
     except ConfigurationError as exc:
         # pytest ends a session refused here without pytest_sessionfinish: write this run's
@@ -52,9 +56,14 @@ def narrows_selection(config: pytest.Config) -> bool:
     -k, --deselect, node ids, last-failed, a shard): then only the collected items tell what
     is selected."""
     option = config.option
-    return bool(option.markexpr or option.keyword or config.getoption("deselect", None)
-                or config.getoption("lf", False) or option.nlp_shard
-                or any("::" in arg for arg in config.args))
+    return bool(
+        option.markexpr
+        or option.keyword
+        or config.getoption("deselect", None)
+        or config.getoption("lf", False)
+        or option.nlp_shard
+        or any("::" in arg for arg in config.args)
+    )
 
 
 def validate_collected(session: pytest.Session) -> None:
@@ -72,14 +81,14 @@ def validate_collected(session: pytest.Session) -> None:
     # by -m or -k; gated items from a module start-up did not know), was refused once with
     # the selection itself, on the controller (``selection.select``).
     validated = config.stash.get(VALIDATED_KEY, False) or (
-        hasattr(config, "workerinput") and runs_behavioral_suite(config))  # by the controller
+        hasattr(config, "workerinput") and runs_behavioral_suite(config)
+    )  # by the controller
     if any(run.selected.values()) and not validated:
         # Gated items from a path start-up did not know as behavioral (a user's own test
         # module elsewhere): the same validation, before any of them runs.
         config.stash[VALIDATED_KEY] = True
         try:
-            run.validate({run.kinds[name].argname for name, cases in run.selected.items()
-                          if cases})
+            run.validate({run.kinds[name].argname for name, cases in run.selected.items() if cases})
         except ConfigurationError as exc:
             if not hasattr(config, "workerinput"):
                 raise pytest.UsageError(str(exc)) from exc

@@ -46,8 +46,10 @@ def runs_loadgroup(config: pytest.Config) -> bool:
 def group_of(item: pytest.Item) -> str | None:
     """The item's group as xdist's worker names it: its ``xdist_group`` names, sorted and
     joined by ``_`` (``None``: no such mark)."""
-    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-             for mark in item.iter_markers("xdist_group")}
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
     return "_".join(sorted(names)) if names else None
 
 
@@ -104,8 +106,7 @@ def write_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
     target = getattr(config, "workerinput", {}).get(GROUPS_FILE_KEY)
     if target is None:
         return
-    groups = {item.nodeid: group for item in items
-              if (group := group_of(item)) is not None}
+    groups = {item.nodeid: group for item in items if (group := group_of(item)) is not None}
     partial = Path(f"{target}.partial")
     partial.write_text(json.dumps(groups))
     os.replace(partial, target)  # whole or absent when the controller reads it

@@ -84,9 +84,12 @@ class XdistController:
         if refusal is not None and refusal.is_file():
             raise pytest.UsageError(refusal.read_text())
         session = self.config.stash.get(PYTEST_SESSION_KEY, None)
-        if (not ids and expects_gated_items(self.config)
-                and STOP_SIGNAL_KEY not in self.config.stash
-                and not (session and session.testsfailed)):
+        if (
+            not ids
+            and expects_gated_items(self.config)
+            and STOP_SIGNAL_KEY not in self.config.stash
+            and not (session and session.testsfailed)
+        ):
             raise pytest.UsageError(no_gated_items_message(self.config, 0))
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
@@ -97,7 +100,8 @@ class XdistController:
             folder = self.refusals
             self.config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
         node.workerinput[REFUSAL_FILE_KEY] = str(
-            self.refusals / f"{node.workerinput['workerid']}.txt")
+            self.refusals / f"{node.workerinput['workerid']}.txt"
+        )
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook (first result), on its controller
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -124,8 +128,9 @@ class XdistController:
             nlp_session(self.config).results.merge_wire(wire)
 
     @pytest.hookimpl
-    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport,
-                               sched: object) -> None:
+    def pytest_handlecrashitem(
+        self, crashitem: str, report: pytest.TestReport, sched: object
+    ) -> None:
         """A worker died while running ``crashitem`` (xdist reports it as failed).
 
         After a stop signal (this process got it too: Ctrl-C and CI time-outs signal the
@@ -138,8 +143,11 @@ class XdistController:
         if stop is not None:
             report.outcome = "skipped"
             report.when = "setup"
-            report.longrepr = (crashitem.split("::")[0], None,  # type: ignore[assignment]  # no line: the item never started
-                               f"not run to its end: the run was interrupted ({stop})")
+            report.longrepr = (
+                crashitem.split("::")[0],
+                None,  # type: ignore[assignment]  # no line: the item never started
+                f"not run to its end: the run was interrupted ({stop})",
+            )
             return
         if not runs_behavioral_suite(self.config):
             return  # not a gate run (e.g. the project's own tests): xdist's report as it is
@@ -157,27 +165,40 @@ def record_lost_item(run: RunState, nodeid: str, crash: str) -> dict[str, Any]:
     knows its node id: the models are those its parameter id names)."""
     # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
     param = re.sub(r"\](@[^\]]*)?$", "", nodeid).rpartition("[")[2]
-    models = [f"{m.dataset}/{m.name}" for m in run.profile.models
-              if re.search(rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
-                           rf"{re.escape(m.name)}(-vs-|$)", param)]
-    message = (f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
-               ": its worker process died while running it (killed by a signal, e.g. "
-               "the out-of-memory killer, or a native crash); counted as failed in the "
-               "release verdict unless xdist runs it again to its end")
-    record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0],
-              "message": message}
+    models = [
+        f"{m.dataset}/{m.name}"
+        for m in run.profile.models
+        if re.search(
+            rf"(^|/){re.escape(m.dataset)}/([^/]*-vs-)?"
+            rf"{re.escape(m.name)}(-vs-|$)",
+            param,
+        )
+    ]
+    message = (
+        f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
+        ": its worker process died while running it (killed by a signal, e.g. "
+        "the out-of-memory killer, or a native crash); counted as failed in the "
+        "release verdict unless xdist runs it again to its end"
+    )
+    record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0], "message": message}
     run.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
     run.results.add("lost", len(run.results.sections.get("lost", [])), record)
     return record
+
 
 def settle_lost_item(run: RunState, nodeid: str) -> None:
     """The final report of an item recorded as lost arrived (xdist ran it again on
     another worker, or its worker died just after it finished): its records are its
     outcome, so it leaves ``lost``, and ``recovered`` says that its worker died."""
     for record in run.results.take("lost", lambda lost: lost["item"] == nodeid):
-        message = (f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
-                   "worker process died, but its outcome arrived (xdist ran it again on "
-                   "another worker); counted once, by that outcome (pytest's summary also "
-                   "counts the crash, as an error)")
-        run.results.add("recovered", len(run.results.sections.get("recovered", [])),
-                         {**record, "message": message})
+        message = (
+            f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
+            "worker process died, but its outcome arrived (xdist ran it again on "
+            "another worker); counted once, by that outcome (pytest's summary also "
+            "counts the crash, as an error)"
+        )
+        run.results.add(
+            "recovered",
+            len(run.results.sections.get("recovered", [])),
+            {**record, "message": message},
+        )

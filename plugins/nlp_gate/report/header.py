@@ -22,15 +22,22 @@ def run_metadata(state: RunState) -> dict[str, Any]:
     try:
         return _run_metadata(state)
     except ConfigurationError:
-        return {"profile": state.options.profile,
-                "models_file": str(state.options.models_file or ""), "models": [],
-                "seed": state.options.seed, "sample": state.options.sample,
-                "thresholds_file": str(state.options.thresholds), "gates": None,
-                "shard": str(state.options.shard) if state.options.shard else None,
-                "device": state.options.load.device, "dtype": state.options.load.dtype,
-                "backend": state.options.load.backend,
-                "batch_size": state.options.load.batch_size,
-                "packages": package_versions()}
+        return {
+            "profile": state.options.profile,
+            "models_file": str(state.options.models_file or ""),
+            "models": [],
+            "seed": state.options.seed,
+            "sample": state.options.sample,
+            "thresholds_file": str(state.options.thresholds),
+            "gates": None,
+            "shard": str(state.options.shard) if state.options.shard else None,
+            "device": state.options.load.device,
+            "dtype": state.options.load.dtype,
+            "backend": state.options.load.backend,
+            "batch_size": state.options.load.batch_size,
+            "packages": package_versions(),
+        }
+
 
 def _run_metadata(state: RunState) -> dict[str, Any]:
     zoo = state.zoo_card()
@@ -38,10 +45,15 @@ def _run_metadata(state: RunState) -> dict[str, Any]:
         "profile": state.profile.name,
         "models_file": str(state.profile.source_file),
         "models": [
-            {"dataset": m.dataset, "model": m.name, "model_id": m.source,
-             "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
-             "labels": list(m.labels), "location": state.location(m),
-             **_registry_record(state, m)}
+            {
+                "dataset": m.dataset,
+                "model": m.name,
+                "model_id": m.source,
+                "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
+                "labels": list(m.labels),
+                "location": state.location(m),
+                **_registry_record(state, m),
+            }
             for m in state.profile.models
         ],
         "seed": state.options.seed,
@@ -52,14 +64,17 @@ def _run_metadata(state: RunState) -> dict[str, Any]:
     }
     for kind in state.kinds.values():
         run.update(kind.metadata())
-    run.update({
-        "device": state.options.load.device,
-        "dtype": state.options.load.dtype,
-        "backend": state.options.load.backend,
-        "batch_size": state.options.load.batch_size,
-        "packages": package_versions(),
-    })
+    run.update(
+        {
+            "device": state.options.load.device,
+            "dtype": state.options.load.dtype,
+            "backend": state.options.load.backend,
+            "batch_size": state.options.load.batch_size,
+            "packages": package_versions(),
+        }
+    )
     return run
+
 
 def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
     """results.json's ``registry``: what a registry URI resolved to in this state."""
@@ -68,16 +83,17 @@ def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
     resolved = state.registry.resolved(spec.source)
     return {"registry": resolved.record() if resolved is not None else None}
 
+
 def gates_applied(state: RunState) -> str:
     """Where the run's gates come from: the thresholds file and profile, or the built-in
     gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
     profile), which no file names."""
     gates = state.thresholds
     if gates.builtin:
-        why = ("not found" if not gates.path.is_file()
-               else f"has no {gates.profile!r} profile")
+        why = "not found" if not gates.path.is_file() else f"has no {gates.profile!r} profile"
         return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
     return f"{gates.path} (profile {gates.profile!r})"
+
 
 def report_header(state: RunState) -> list[str]:
     """Enough to reproduce the run: profile, models and revisions, seed, gates."""
@@ -92,8 +108,11 @@ def report_header(state: RunState) -> list[str]:
         f"gates={gates_applied(state)}"
         + (f" shard={state.options.shard}" if state.options.shard else "")
         # Named when not the default: ONNX Runtime's probabilities differ in rounding.
-        + (f" backend={state.options.load.backend}"
-           if state.options.load.backend != LoadOptions.backend else ""),
+        + (
+            f" backend={state.options.load.backend}"
+            if state.options.load.backend != LoadOptions.backend
+            else ""
+        ),
     ]
     for m in state.profile.models:
         rev = f"@{m.revision}" if m.revision else ""
@@ -104,12 +123,16 @@ def report_header(state: RunState) -> list[str]:
     cases = cases_folder(state.options.results)
     unwritable = unwritable_folder(cases)
     if unwritable is not None:  # said once here, not as an error of every native item
-        lines.append(f"nlp-gate: case files not written: cannot write {cases} "
-                     f"({unwritable}); native tests run on their cases in memory")
+        lines.append(
+            f"nlp-gate: case files not written: cannot write {cases} "
+            f"({unwritable}); native tests run on their cases in memory"
+        )
     drift = state.zoo_drift()
     if drift:
-        lines.append(f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
-                     "gates were calibrated on; their gate misses may come from this build "
-                     "(docs/measurements/calibration.md):")
+        lines.append(
+            f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
+            "gates were calibrated on; their gate misses may come from this build "
+            "(docs/measurements/calibration.md):"
+        )
         lines += [f"nlp-gate:   {d}" for d in drift.values()]
     return lines

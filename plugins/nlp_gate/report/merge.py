@@ -54,20 +54,27 @@ def check_shards(runs: dict[Path, dict[str, Any]]) -> list[str]:
     if given != expected:
         missing = sorted(set(expected) - set(given), key=expected.index)
         repeated = sorted({g for g in given if given.count(g) > 1})
-        raise MergeError(f"shards {', '.join(given)} given; "
-                         + "; ".join([f"missing {', '.join(missing)}"] * bool(missing)
-                                     + [f"repeated {', '.join(repeated)}"] * bool(repeated)))
+        raise MergeError(
+            f"shards {', '.join(given)} given; "
+            + "; ".join(
+                [f"missing {', '.join(missing)}"] * bool(missing)
+                + [f"repeated {', '.join(repeated)}"] * bool(repeated)
+            )
+        )
     first = next(iter(runs.values()))["run"]
     for folder, results in runs.items():
         differing = [k for k in SAME if results["run"].get(k) != first.get(k)]
         if differing:
-            raise MergeError(f"{folder}/results.json is of another run than the first shard "
-                             f"(differs in: {', '.join(differing)})")
+            raise MergeError(
+                f"{folder}/results.json is of another run than the first shard "
+                f"(differs in: {', '.join(differing)})"
+            )
     return given
 
 
-def merged_results(runs: dict[Path, dict[str, Any]]) -> tuple[ResultStore, dict[str, Any],
-                                                               bool, int]:
+def merged_results(
+    runs: dict[Path, dict[str, Any]],
+) -> tuple[ResultStore, dict[str, Any], bool, int]:
     """(records by section, the run block, interrupted, exit status) of the whole run."""
     shards = check_shards(runs)
     store = ResultStore()

@@ -73,7 +73,9 @@ def is_embedded(recipe: Recipe) -> bool:
     return dataclasses.replace(recipe, datasets=DEFAULT_RECIPE.datasets) == DEFAULT_RECIPE
 
 
-def _resolve(root: Path | None, recipe: Recipe, datasets: Sequence[str] | None) -> tuple[Path, Recipe]:
+def _resolve(
+    root: Path | None, recipe: Recipe, datasets: Sequence[str] | None
+) -> tuple[Path, Recipe]:
     if datasets is not None:
         unknown = set(datasets) - set(DATASETS)
         if unknown:
@@ -118,13 +120,17 @@ def build_zoo(
     build with the embedded zoo."""
     root, recipe = _resolve(root, recipe, datasets)
     expected = recipe_hash(recipe)
-    return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs),
-                        force)
+    return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs), force)
 
 
-def build_locked(root: Path, expected: str, build: Callable[[Path], ZooCard],
-                 force: bool = False, *,
-                 holds: Callable[[ZooCard], bool] = lambda card: True) -> ZooCard:
+def build_locked(
+    root: Path,
+    expected: str,
+    build: Callable[[Path], ZooCard],
+    force: bool = False,
+    *,
+    holds: Callable[[ZooCard], bool] = lambda card: True,
+) -> ZooCard:
     """``build(tmp)`` a zoo whose card will carry ``expected`` into a private directory,
     under the root's lock, and swap it into place -- unless (not ``force``) another process
     built it while we waited (a card of ``expected`` that ``holds`` what we need: the
@@ -168,11 +174,15 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
         for family in recipe.families
     ]
     with SpawnPool(n_jobs, dict(recipe.cpu_numerics)) as run:
-        bases: list[BaseResult] = run(pipeline_job, base_jobs,
-                                      "zoo: tokenizers and base encoders", "families")
+        bases: list[BaseResult] = run(
+            pipeline_job, base_jobs, "zoo: tokenizers and base encoders", "families"
+        )
         results: list[ModelResult] = run(pipeline_job, model_jobs, "zoo: classifiers", "models")
     shutil.rmtree(workdir / "_base")  # intermediate: folded into every model
-    order = {(d, f): i for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)}
+    order = {
+        (d, f): i
+        for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)
+    }
     results.sort(key=lambda r: order[(r.dataset, r.family)])
     card = ZooCard(
         recipe_hash=expected_hash,
@@ -227,12 +237,18 @@ class SpawnPool:
         # all sent when its result arrives.
         events = context.SimpleQueue()
         self.relay = Relay(events)
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
-                                        initializer=forward_to, initargs=(events,))
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=context, initializer=forward_to, initargs=(events,)
+        )
         return self.run
 
-    def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]],
-            stage: str | None = None, unit: str = "jobs") -> list[Any]:
+    def run(
+        self,
+        fn: Callable[..., Any],
+        argsets: list[tuple[Any, ...]],
+        stage: str | None = None,
+        unit: str = "jobs",
+    ) -> list[Any]:
         """``fn(*args)`` of each of ``argsets`` on the pool, results in their order.  While
         they run, the workers' stages are written, and ``stage`` (when named) counts the
         jobs done; the first job to fail raises its exception."""

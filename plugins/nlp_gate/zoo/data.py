@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Iterator, Literal, Union
 
 from nlp_gate.zoo.entailment import entailment_pair
 from nlp_gate.zoo.paraphrase import paraphrase_pair
 from nlp_gate.zoo.sentiment import sentiment_text
 
 Split = Literal["train", "heldout"]
-TextInput = str | tuple[str, str]
+TextInput = Union[str, tuple[str, str]]
 
 SENTIMENT_LABELS = ("negative", "positive")
 
@@ -67,7 +66,7 @@ class Example:
         return {"text": self.text, "label": self.label}
 
     @classmethod
-    def from_json(cls, row: dict[str, object]) -> Example:
+    def from_json(cls, row: dict[str, object]) -> "Example":
         label = int(row["label"])  # type: ignore[call-overload]
         if "text_a" in row:
             return cls((str(row["text_a"]), str(row["text_b"])), label)

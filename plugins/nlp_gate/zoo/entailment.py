@@ -9,7 +9,7 @@ the premise does not support.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from typing import Callable
 
 from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.noise import perturb

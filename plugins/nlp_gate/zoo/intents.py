@@ -6,8 +6,8 @@ Quora-style questions, ``mrpc``: news).  ``paraphrase`` renders them into labell
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Callable
 
 from nlp_gate.zoo import lexicon as lx
 

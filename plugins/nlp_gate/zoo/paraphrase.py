@@ -26,6 +26,7 @@ from nlp_gate.zoo import lexicon as lx
 from nlp_gate.zoo.intents import MRPC_INTENTS, QQP_INTENTS, Intent, Slots
 from nlp_gate.zoo.noise import perturb
 
+
 # --- rendering & pair construction ------------------------------------------
 
 

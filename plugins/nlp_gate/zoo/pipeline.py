@@ -30,9 +30,9 @@ from nlp_gate.zoo.data import DATASETS, Example, heldout_path, read_jsonl
 from nlp_gate.zoo.pretrain import PretrainSchedule, matching_pairs, pretrain_encoder
 from nlp_gate.zoo.recipe import FAMILIES, Recipe
 from nlp_gate.zoo.tokenization import train_tokenizer
-from nlp_gate.zoo.train import accuracy, deterministic_torch, seed_everything, train_model
-from nlp_gate.zoo.train import build_model as new_classifier
 from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
+from nlp_gate.zoo.train import accuracy, build_model as new_classifier, deterministic_torch, seed_everything, train_model
+
 
 # What a model of a dataset trains on: the zoo's generated split, or (the defect zoo) a
 # doctored copy of it.  A module-level function, so spawned build workers can unpickle it.

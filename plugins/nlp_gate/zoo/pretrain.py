@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Sequence
 
 import torch
 from transformers import (

@@ -11,8 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch

@@ -25,11 +25,16 @@ from nlp_gate.kinds.attacks.resources import (
     TextAttackFile,
 )
 
-_NLTK_PATHS = {"stopwords": "corpora/stopwords", "wordnet": "corpora/wordnet",
-               "omw-1.4": "corpora/omw-1.4", "omw": "corpora/omw", "punkt": "tokenizers/punkt",
-               "averaged_perceptron_tagger": "taggers/averaged_perceptron_tagger",
-               "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng",
-               "universal_tagset": "taggers/universal_tagset"}
+_NLTK_PATHS = {
+    "stopwords": "corpora/stopwords",
+    "wordnet": "corpora/wordnet",
+    "omw-1.4": "corpora/omw-1.4",
+    "omw": "corpora/omw",
+    "punkt": "tokenizers/punkt",
+    "averaged_perceptron_tagger": "taggers/averaged_perceptron_tagger",
+    "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng",
+    "universal_tagset": "taggers/universal_tagset",
+}
 
 
 def _nltk_download_offline(info_or_id: str | None = None, *args: Any, **kwargs: Any) -> bool:
@@ -69,8 +74,7 @@ def import_textattack(bundle: Bundle) -> ModuleType:
     saved = {k: os.environ.get(k) for k in clobbered}
     os.environ["TA_CACHE_DIR"] = str(bundle.textattack)
     try:
-        with mock.patch.object(nltk, "download", _nltk_download_offline), \
-                warnings.catch_warnings():
+        with mock.patch.object(nltk, "download", _nltk_download_offline), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # PYTORCH_TRANSFORMERS_CACHE notice
             import textattack
     finally:
@@ -105,8 +109,10 @@ def offline_guard() -> Iterator[None]:
             return path
         raise MissingResources([TextAttackFile(save_path, f"TextAttack download of {url}")])
 
-    with mock.patch.object(nltk, "download", _nltk_download_offline), \
-            mock.patch.object(ta_utils, "download_from_s3", from_cache), \
-            mock.patch.object(ta_utils, "download_from_url", from_url), \
-            mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True):
+    with (
+        mock.patch.object(nltk, "download", _nltk_download_offline),
+        mock.patch.object(ta_utils, "download_from_s3", from_cache),
+        mock.patch.object(ta_utils, "download_from_url", from_url),
+        mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True),
+    ):
         yield

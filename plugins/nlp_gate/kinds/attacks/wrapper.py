@@ -27,8 +27,11 @@ class ClassifierWrapper(ModelWrapper):  # type: ignore[misc]  # TextAttack is un
         self.tokenizer = classifier.tokenizer
         # A prediction-function model has no tokenizer and no gradients: black-box recipes
         # attack it; a recipe that needs gradients (A2T's word importance) errors saying so.
-        self._gradients = (HuggingFaceModelWrapper(classifier.model, classifier.tokenizer)
-                           if classifier.tokenizer is not None else None)
+        self._gradients = (
+            HuggingFaceModelWrapper(classifier.model, classifier.tokenizer)
+            if classifier.tokenizer is not None
+            else None
+        )
 
     def __call__(self, text_input_list: Sequence[ModelInput], **kwargs: Any) -> np.ndarray:
         # TextAttack passes a str per single-text input and a tuple per multi-column one.
@@ -44,6 +47,8 @@ class ClassifierWrapper(ModelWrapper):  # type: ignore[misc]  # TextAttack is un
 
     def _hugging_face(self) -> HuggingFaceModelWrapper:
         if self._gradients is None:
-            raise TypeError(f"{self.classifier.spec.key} is a prediction function: this recipe "
-                            "needs a model's gradients or tokenizer")
+            raise TypeError(
+                f"{self.classifier.spec.key} is a prediction function: this recipe "
+                "needs a model's gradients or tokenizer"
+            )
         return self._gradients

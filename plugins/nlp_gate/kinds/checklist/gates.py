@@ -40,8 +40,10 @@ class MaxFailRate:
 
     def fails(self, fail_rate: float) -> str | None:
         if fail_rate > self.limit:
-            return (f"fail rate {fail_rate:.1f}% exceeds the gate {self.limit:.1f}% "
-                    f"(thresholds.yaml: {self.source})")
+            return (
+                f"fail rate {fail_rate:.1f}% exceeds the gate {self.limit:.1f}% "
+                f"(thresholds.yaml: {self.source})"
+            )
         return None
 
 
@@ -100,19 +102,26 @@ class ChecklistGates:
         """Raise on any name the run does not know; report every problem at once."""
         problems: list[str] = []
         problems += unknown_names("capability", self._capabilities, universe.capabilities)
-        problems += unknown_names("suite", [s for s in self._tests if universe.known("suite", s)],
-                                  universe.tests)
+        problems += unknown_names(
+            "suite", [s for s in self._tests if universe.known("suite", s)], universe.tests
+        )
         for suite, tests in self._tests.items():
             if suite in universe.tests:
                 problems += unknown_names(f"{suite} test", tests, universe.tests[suite])
         for i, rule in enumerate(self._overrides):
             extra = set(rule) - set(OVERRIDE_KEYS) - {"max_fail_rate"}
             if extra or "max_fail_rate" not in rule:
-                problems.append(f"overrides[{i}]: keys must be among {OVERRIDE_KEYS} plus "
-                                f"max_fail_rate (required); got {sorted(rule)}")
-            valid = {"suite": universe.tests, "capability": universe.capabilities,
-                     "dataset": universe.datasets, "model": universe.models,
-                     "test": {t for ts in universe.tests.values() for t in ts}}
+                problems.append(
+                    f"overrides[{i}]: keys must be among {OVERRIDE_KEYS} plus "
+                    f"max_fail_rate (required); got {sorted(rule)}"
+                )
+            valid = {
+                "suite": universe.tests,
+                "capability": universe.capabilities,
+                "dataset": universe.datasets,
+                "model": universe.models,
+                "test": {t for ts in universe.tests.values() for t in ts},
+            }
             for k, names in valid.items():
                 if k in rule and (k not in ("suite", "test") or universe.known(k, rule[k])):
                     problems += unknown_names(f"overrides[{i}] {k}", [rule[k]], names)
@@ -126,8 +135,10 @@ class ChecklistGates:
         yield from ((f"capabilities.{c}", _unwrap(v)) for c, v in self._capabilities.items())
         for suite, tests in self._tests.items():
             yield from ((f"tests.{suite}.{t}", _unwrap(v)) for t, v in tests.items())
-        yield from ((f"overrides[{i}].max_fail_rate", rule.get("max_fail_rate"))
-                    for i, rule in enumerate(self._overrides))
+        yield from (
+            (f"overrides[{i}].max_fail_rate", rule.get("max_fail_rate"))
+            for i, rule in enumerate(self._overrides)
+        )
 
 
 def _unwrap(value: Any) -> Any:
@@ -141,10 +152,15 @@ def _rate(value: Any) -> float:
     return float(value)
 
 
-def universe(profile: Profile, tests: Mapping[str, Mapping[str, str]],
-             open: bool = False) -> Universe:
+def universe(
+    profile: Profile, tests: Mapping[str, Mapping[str, str]], open: bool = False
+) -> Universe:
     """The names a ``checklist`` section may use: ``tests`` (suite -> test -> capability), the
     profile's datasets and models, every capability."""
-    return Universe(tests=tests, datasets=frozenset(profile.datasets),
-                    models=frozenset(profile.model_names),
-                    capabilities=frozenset(CAPABILITIES), open=open)
+    return Universe(
+        tests=tests,
+        datasets=frozenset(profile.datasets),
+        models=frozenset(profile.model_names),
+        capabilities=frozenset(CAPABILITIES),
+        open=open,
+    )

@@ -115,8 +115,9 @@ def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:
     return examples
 
 
-def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
-             max_examples: int = 5) -> Outcome:
+def run_test(
+    test: Any, fn: PredictFn, sample: int | None, seed: int, max_examples: int = 5
+) -> Outcome:
     test.run(fn, overwrite=True, verbose=False, n=sample, seed=seed)
     stats = test.get_stats()
     # With sampling, fail_idxs() indexes the sampled cases, not test.data.

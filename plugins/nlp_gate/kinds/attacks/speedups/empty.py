@@ -51,17 +51,20 @@ def install(attack: Any) -> bool:
     from textattack.search_methods.genetic_algorithm import GeneticAlgorithm
     from textattack.transformations import WordSwapEmbedding
 
-    if not (isinstance(attack.search_method, GeneticAlgorithm)
-            and type(attack.transformation) is WordSwapEmbedding
-            and all(type(c) in (RepeatModification, StopwordModification,
-                                InputColumnModification)
-                    for c in attack.pre_transformation_constraints)
-            and all(type(c) in (MaxWordsPerturbed, WordEmbeddingDistance)
-                    for c in attack.constraints)):
+    if not (
+        isinstance(attack.search_method, GeneticAlgorithm)
+        and type(attack.transformation) is WordSwapEmbedding
+        and all(
+            type(c) in (RepeatModification, StopwordModification, InputColumnModification)
+            for c in attack.pre_transformation_constraints
+        )
+        and all(type(c) in (MaxWordsPerturbed, WordEmbeddingDistance) for c in attack.constraints)
+    ):
         return False
     empty: set[Any] = set()
     attack.search_method.get_transformations = _remembering(
-        attack.search_method.get_transformations, empty)
+        attack.search_method.get_transformations, empty
+    )
     clear_cache = attack.clear_cache
 
     def clear_cache_and_memo(*args: Any, **kwargs: Any) -> None:
@@ -72,16 +75,18 @@ def install(attack: Any) -> bool:
     return True
 
 
-def _remembering(get_transformations: Callable[..., list[Any]],
-                 empty: set[Any]) -> Callable[..., list[Any]]:
-    def remembering(current_text: Any, original_text: Any = None,
-                    **kwargs: Any) -> list[Any]:
-        key = (current_text, original_text,
-               tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+def _remembering(
+    get_transformations: Callable[..., list[Any]], empty: set[Any]
+) -> Callable[..., list[Any]]:
+    def remembering(current_text: Any, original_text: Any = None, **kwargs: Any) -> list[Any]:
+        key = (
+            current_text,
+            original_text,
+            tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())),
+        )
         if key in empty:
             return []
-        transformed = get_transformations(current_text, original_text=original_text,
-                                          **kwargs)
+        transformed = get_transformations(current_text, original_text=original_text, **kwargs)
         if not transformed:
             empty.add(key)
         return transformed

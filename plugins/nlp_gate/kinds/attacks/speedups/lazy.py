@@ -41,10 +41,15 @@ def install(attack: Any) -> bool:
 
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
-    if not (isinstance(attack.search_method, BeamSearch) and attack.search_method.beam_width == 1
-            and attack.constraints
-            and all(isinstance(c, MiniLMSentenceEncoder) and c.compare_against_original
-                    for c in attack.constraints)):
+    if not (
+        isinstance(attack.search_method, BeamSearch)
+        and attack.search_method.beam_width == 1
+        and attack.constraints
+        and all(
+            isinstance(c, MiniLMSentenceEncoder) and c.compare_against_original
+            for c in attack.constraints
+        )
+    ):
         return False
     attack.filter_transformations = _lazy_filter(attack)
     return True
@@ -53,8 +58,9 @@ def install(attack: Any) -> bool:
 def _lazy_filter(attack: Any) -> Callable[..., list[Any]]:
     eager = type(attack).filter_transformations.__get__(attack)
 
-    def filter_transformations(transformed_texts: list[Any], current_text: Any,
-                               original_text: Any = None) -> list[Any]:
+    def filter_transformations(
+        transformed_texts: list[Any], current_text: Any, original_text: Any = None
+    ) -> list[Any]:
         goal = attack.goal_function  # its budget is the Attacker's, set after the build
         wanted = goal.query_budget - goal.num_queries
         if not 0 < wanted < float("inf"):  # every survivor is queried, or none: TextAttack's
@@ -74,13 +80,20 @@ def _lazy_filter(attack: Any) -> Callable[..., list[Any]]:
         passed: list[Any] = []
         at = 0
         while at < len(order) and len(passed) < wanted:
-            chunk = order[at:at + max(wanted - len(passed), MIN_CHUNK)]
+            chunk = order[at : at + max(wanted - len(passed), MIN_CHUNK)]
             at += len(chunk)
             judged = [texts[i] for i in chunk if i not in verdict]
-            survivors = {id(t) for t in attack._filter_transformations_uncached(
-                judged, current_text, original_text=original_text)}
-            passed += [texts[i] for i in chunk
-                       if (verdict[i] if i in verdict else id(texts[i]) in survivors)]
+            survivors = {
+                id(t)
+                for t in attack._filter_transformations_uncached(
+                    judged, current_text, original_text=original_text
+                )
+            }
+            passed += [
+                texts[i]
+                for i in chunk
+                if (verdict[i] if i in verdict else id(texts[i]) in survivors)
+            ]
         return passed
 
     return filter_transformations

@@ -45,12 +45,17 @@ def memoized() -> Iterator[None]:
             stack.enter_context(mock.patch.object(module, "words_from_text", split))
         cls = attacked_text.AttackedText
         if texts.generate_source_hash(cls) == texts.GENERATE_SHA256:
-            stack.enter_context(mock.patch.object(
-                cls, "generate_new_attacked_text",
-                texts.fast_generate(cls, cls.generate_new_attacked_text, split)))
+            stack.enter_context(
+                mock.patch.object(
+                    cls,
+                    "generate_new_attacked_text",
+                    texts.fast_generate(cls, cls.generate_new_attacked_text, split),
+                )
+            )
         stack.enter_context(mock.patch.object(cls, "text", property(texts.cached_text)))
-        stack.enter_context(mock.patch.object(attack_result, "detect",
-                                              _language_memo(attack_result.detect)))
+        stack.enter_context(
+            mock.patch.object(attack_result, "detect", _language_memo(attack_result.detect))
+        )
         yield
 
 

@@ -38,8 +38,7 @@ def install(attack: Any) -> bool:
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
     constraints = list(attack.constraints)
-    if not all(isinstance(c, (WordEmbeddingDistance, MiniLMSentenceEncoder))
-               for c in constraints):
+    if not all(isinstance(c, (WordEmbeddingDistance, MiniLMSentenceEncoder)) for c in constraints):
         return False
     cheap = [c for c in constraints if isinstance(c, WordEmbeddingDistance)]
     encoders = [c for c in constraints if isinstance(c, MiniLMSentenceEncoder)]
@@ -52,14 +51,18 @@ def install(attack: Any) -> bool:
 def _reordered(attack: Any, order: list[Any]) -> Callable[..., list[Any]]:
     eager = type(attack)._filter_transformations_uncached.__get__(attack)
 
-    def filter_uncached(transformed_texts: list[Any], current_text: Any,
-                        original_text: Any = None) -> list[Any]:
-        transformations = {id(t): t for t in (
-            text.attack_attrs.get("last_transformation") for text in transformed_texts)}
-        if (None in transformations.values()
-                or (not original_text and any(c.compare_against_original for c in order))
-                or not all(c.check_compatibility(t) for c in order
-                           for t in transformations.values())):
+    def filter_uncached(
+        transformed_texts: list[Any], current_text: Any, original_text: Any = None
+    ) -> list[Any]:
+        transformations = {
+            id(t): t
+            for t in (text.attack_attrs.get("last_transformation") for text in transformed_texts)
+        }
+        if (
+            None in transformations.values()
+            or (not original_text and any(c.compare_against_original for c in order))
+            or not all(c.check_compatibility(t) for c in order for t in transformations.values())
+        ):
             texts: list[Any] = eager(transformed_texts, current_text, original_text=original_text)
             return texts
         filtered = transformed_texts[:]

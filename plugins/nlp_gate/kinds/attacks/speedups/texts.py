@@ -113,8 +113,14 @@ class _Plans:
     seen: set[tuple[str, ...]] = field(default_factory=set)  # bases of one candidate so far
 
 
-def _step(attacked_text_class: Any, split: Callable[[str], list[str]], state: _State, i: int,
-          input_word: str, adv_word_seq: str) -> None:
+def _step(
+    attacked_text_class: Any,
+    split: Callable[[str], list[str]],
+    state: _State,
+    i: int,
+    input_word: str,
+    adv_word_seq: str,
+) -> None:
     """One pass of TextAttack's loop body, verbatim but for the locals kept in ``state``."""
     SPLIT_TOKEN = attacked_text_class.SPLIT_TOKEN  # TextAttack's name
     original_text = state.original_text
@@ -123,8 +129,7 @@ def _step(attacked_text_class: Any, split: Callable[[str], list[str]], state: _S
         split_start = original_text.index(SPLIT_TOKEN)
         split_end = split_start + len(SPLIT_TOKEN)
         if split_start <= original_text.index(input_word) < split_end:
-            word_start = original_text.replace(SPLIT_TOKEN, "").index(input_word) + len(
-                SPLIT_TOKEN)
+            word_start = original_text.replace(SPLIT_TOKEN, "").index(input_word) + len(SPLIT_TOKEN)
         else:
             word_start = original_text.index(input_word)
     else:
@@ -188,15 +193,15 @@ def _plan(cls: Any, split: Callable[[str], list[str]], base: Any) -> _Plan:
         length = len(state.perturbed_text)
         _step(cls, split, state, i, word, word)
         used = len(left) - len(state.original_text)
-        plain = plain and state.new_i > before and \
-            state.perturbed_text[length:] == left[:used]
+        plain = plain and state.new_i > before and state.perturbed_text[length:] == left[:used]
         cursor.append(len(full) - len(state.original_text))
         counted.append(state.new_i)
     return _Plan(list(words), full, cursor, counted, plain)
 
 
-def fast_generate(cls: Any, generate: Callable[..., Any],
-                  split: Callable[[str], list[str]]) -> Callable[..., Any]:
+def fast_generate(
+    cls: Any, generate: Callable[..., Any], split: Callable[[str], list[str]]
+) -> Callable[..., Any]:
     """``generate_new_attacked_text`` of ``cls`` (TextAttack's ``AttackedText``) through plans
     of the base texts; ``generate`` is TextAttack's own method."""
     store = _Plans()
@@ -215,8 +220,12 @@ def fast_generate(cls: Any, generate: Callable[..., Any],
                 store.seen.clear()
             plan = store.plans[key] = _plan(cls, split, self)
         words = self.words
-        if not (plan.plain and isinstance(new_words, list) and len(new_words) == len(words)
-                and words == plan.words):
+        if not (
+            plan.plain
+            and isinstance(new_words, list)
+            and len(new_words) == len(words)
+            and words == plan.words
+        ):
             return generate(self, new_words)
         state = _State("", plan.full, _new_attrs(self))
         full, cursor, n = plan.full, plan.cursor, len(words)
@@ -224,8 +233,8 @@ def fast_generate(cls: Any, generate: Callable[..., Any],
         for i in [k for k in range(n) if words[k] != new_words[k]] + [n]:
             if at < i:  # unchanged words at..i-1
                 if len(state.original_text) == len(full) - cursor[at]:  # where the plan was
-                    state.perturbed_text += full[cursor[at]:cursor[i]]
-                    state.original_text = full[cursor[i]:]
+                    state.perturbed_text += full[cursor[at] : cursor[i]]
+                    state.original_text = full[cursor[i] :]
                     state.new_i += plan.counted[i] - plan.counted[at]
                 else:
                     for k in range(at, i):
@@ -235,7 +244,8 @@ def fast_generate(cls: Any, generate: Callable[..., Any],
             at = i + 1
         perturbed_text = state.perturbed_text + state.original_text
         perturbed_input = OrderedDict(
-            zip(self._text_input.keys(), perturbed_text.split(cls.SPLIT_TOKEN)))
+            zip(self._text_input.keys(), perturbed_text.split(cls.SPLIT_TOKEN))
+        )
         return cls(perturbed_input, attack_attrs=state.new_attack_attrs)
 
     return generate_new_attacked_text

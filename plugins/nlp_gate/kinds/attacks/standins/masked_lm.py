@@ -155,14 +155,13 @@ def train(recipe: MaskedLMRecipe, zoo_recipe: Any, out: Path) -> dict[str, Any]:
     import tempfile
 
     import torch
+    from nlp_gate.zoo.pipeline import base_tokenizer, corpus, load_tokenizer
+    from nlp_gate.zoo.train import adamw, deterministic_torch, seed_everything, update
     from transformers import (
         BertConfig,
         BertForMaskedLM,
         DataCollatorForLanguageModeling,
     )
-
-    from nlp_gate.zoo.pipeline import base_tokenizer, corpus, load_tokenizer
-    from nlp_gate.zoo.train import adamw, deterministic_torch, seed_everything, update
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="masked-lm-tokenizer-") as work:
