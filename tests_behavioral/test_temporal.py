@@ -336,14 +336,16 @@ def test_entailment_used_to_vs_now():
         [
             (
                 (
-                    "{first_name} {last_name} used to be {a:profession}, but is now {a:profession1}.",
+                    "{first_name} {last_name} used to be {a:profession}, "
+                    "but is now {a:profession1}.",
                     "{first_name} {last_name} is {a:profession1}.",
                 ),
                 ENTAILMENT,
             ),
             (
                 (
-                    "{first_name} {last_name} used to be {a:profession}, but is now {a:profession1}.",
+                    "{first_name} {last_name} used to be {a:profession}, "
+                    "but is now {a:profession1}.",
                     "{first_name} {last_name} is {a:profession}.",
                 ),
                 NOT_ENTAILMENT,

@@ -9,7 +9,8 @@ hold on any CPU: the same weights under other inference kernels change no CheckL
 Both are run as a user runs them, in a subprocess on this repository: the ids from
 ``pytest --co`` over ``tests_behavioral`` (re-recorded for issue 51: only the path prefix
 changed, ``plugins/nlp_gate/{released,native_tests}/`` to ``tests_behavioral/``, and so the
-files' order), the outcomes from ``-m checklist`` with a seeded sample of 50 cases per test and the prediction cache off (every number computed now).
+files' order), the outcomes from ``-m checklist`` with a seeded sample of 50 cases per test and
+the prediction cache off (every number computed now).
 When an intended change moves them, regenerate the files with the commands below and say why
 in the commit:
 

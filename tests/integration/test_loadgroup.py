@@ -2,7 +2,8 @@
 too (issue 31).
 
 pytest 9.2 ignores the node-id suffix through which pytest-xdist 3.8 groups items
-(pytest-xdist#1386): without the plugin's own hand-over of the groups (``nlp_gate.pytest_plugin.xdist_groups``)
+(pytest-xdist#1386): without the plugin's own hand-over of the groups
+(``nlp_gate.pytest_plugin.xdist_groups``)
 a model's items spread over both workers, each of which then loads the model and predicts
 all of its inputs.  Each run is a user's repository (``fixtures/function_repo.py``) with two
 function models and three native tests, once under this environment's pytest and once under

@@ -89,7 +89,10 @@ def test_zoo_not_the_calibrated_one_is_named_in_header_and_gate_misses(
         for m in json.loads((zoo / "zoo.json").read_text())["models"]
         if m["path"] == "sst2/albert"
     )
-    named = f"zoo model sst2/albert has weights {built[:12]}, but gates.yaml was calibrated on {'0' * 16}"
+    named = (
+        f"zoo model sst2/albert has weights {built[:12]}, "
+        f"but gates.yaml was calibrated on {'0' * 16}"
+    )
     out = run.result.stdout.str()
     assert "WARNING: 1 zoo model(s) differ from the zoo the gates were calibrated on" in out
     assert f"nlp-gate:   {named}" in out

@@ -73,7 +73,8 @@ def test_gate_messages_name_metric_value_limit_and_rule() -> None:
         ),
         (
             {"default": {"max_success": 5}},
-            "unknown key(s) ['max_success']; valid: max_attack_success_rate, min_accuracy_under_attack",
+            "unknown key(s) ['max_success']; valid: max_attack_success_rate, "
+            "min_accuracy_under_attack",
         ),
         ({"default": {"max_attack_success_rate": 150}}, "must be a percentage in [0, 100]"),
         ({"overrides": [{"recipe": "iga"}]}, "names no gate"),

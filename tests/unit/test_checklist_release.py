@@ -39,7 +39,8 @@ CONSTRUCTIONS = {
         "Expect.eq(None)": 16,
         "Expect.inv(tolerance=0.1)": 13,
         "Expect.single(lambda x, pred, *args: pred != 0)": 3,
-        "Expect.single(lambda x, pred, _, label, _2: pred != 0 if label == 1 else pred == label)": 1,
+        "Expect.single(lambda x, pred, _, label, _2: "
+        "pred != 0 if label == 1 else pred == label)": 1,
         "Expect.pairwise(diff_up(tolerance=0.1))": 1,
         "Expect.pairwise(diff_down(tolerance=0.1))": 1,
         "Expect.slice_pairwise(Expect.monotonic(label=None, increasing=True, tolerance=0.1), "

@@ -117,7 +117,8 @@ def test_ship_rewrites_only_what_changed(weights: Path, tmp_path: Path) -> None:
     assert embedded.compare("zoo", zoo) == []
     (zoo / "rte" / "bert" / "model.safetensors").write_bytes(b"other weights")
     assert embedded.compare("zoo", zoo) == [
-        f"zoo/rte/bert/model.safetensors: {embedded.sha256(zoo / 'rte/bert/model.safetensors')[:16]}"
+        "zoo/rte/bert/model.safetensors: "
+        f"{embedded.sha256(zoo / 'rte/bert/model.safetensors')[:16]}"
         f" instead of {embedded.verified()['zoo/rte/bert/model.safetensors'][:16]}"
     ]
     assert embedded.ship(zoo, lm, described["recipe"], described["versions"]) == [

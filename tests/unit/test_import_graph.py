@@ -8,7 +8,8 @@ loop (written inside a function so that the loop does not fail at import time) i
 loop a reader has to hold in their head, so it counts.
 
 An edge goes to the module a statement names: ``from a.b import c`` is an edge to ``a.b.c``
-when that is a module, else to ``a.b`` (whose name ``c`` is).  The enclosing packages that Python imports
+when that is a module, else to ``a.b`` (whose name ``c`` is).  The enclosing packages that Python
+imports
 on the way (``a``) are not edges: a package's ``__init__`` is a module of its own, reached
 only where a statement names it (the semantics of import-linter and pydeps).
 

@@ -5,7 +5,8 @@ case to the shortest texts one token apart, and the next run replays it from Hyp
 example database.  A clean model's search finds nothing; without the option the searches skip
 with the reason.  With and without xdist.
 
-Its fast tests; the slow ones, and the story, in ``tests/integration/test_option_search_examples.py``."""
+Its fast tests; the slow ones, and the story, in
+``tests/integration/test_option_search_examples.py``."""
 
 from __future__ import annotations
 

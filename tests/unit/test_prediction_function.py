@@ -4,7 +4,8 @@ one profile gets CheckList, comparison and attack items, the prediction cache ke
 declared fingerprint, and one clear message when it returns something that is not class
 probabilities.
 
-Its fast tests; the slow ones, and the story, in ``tests/integration/test_prediction_function.py``."""
+Its fast tests; the slow ones, and the story, in
+``tests/integration/test_prediction_function.py``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""nlp_gate.stats: interval, paired test and FDR properties, and exact values from the literature."""
+"""nlp_gate.stats: interval, paired test and FDR properties, and exact values from the
+literature."""
 
 from __future__ import annotations
 

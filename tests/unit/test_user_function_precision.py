@@ -1,6 +1,7 @@
 """The user's numbers, unchanged (issue #28, point 5).
 
-Its fast tests; the slow ones, and the story, in ``tests/integration/test_user_function_precision.py``."""
+Its fast tests; the slow ones, and the story, in
+``tests/integration/test_user_function_precision.py``."""
 
 from __future__ import annotations
 

@@ -121,7 +121,8 @@ def load_profile(name: str = DEFAULT_PROFILE, models_file: Path | None = None) -
         task_name = entry.get("task")
         if task_name not in tasks:
             raise ProfileError(
-                f"{path}: dataset {dataset!r} has task {task_name!r}; valid tasks: {', '.join(tasks)}"
+                f"{path}: dataset {dataset!r} has task {task_name!r}; "
+                f"valid tasks: {', '.join(tasks)}"
             )
         for model_name, m in entry.get("models", {}).items():
             models.append(_model(dataset, model_name, tasks[task_name], m, path))

@@ -4,7 +4,8 @@
 all of its inputs (chunk by chunk, into packed arrays of small unsigned ints), sorts them by
 length and pads each batch with numpy; ``Encodings`` lets the next model with the same
 tokenizer, in this process or another worker, reuse those tokens.  Every batch equals the
-tokenizer's own ``padding=True`` encoding of its inputs (tests/integration/test_engine_properties.py).
+tokenizer's own ``padding=True`` encoding of its inputs
+(tests/integration/test_engine_properties.py).
 """
 
 from __future__ import annotations
@@ -276,8 +277,9 @@ class Encodings:
                     f,
                     lengths=_compact(found.lengths),
                     truncated=np.int64(found.truncated),
-                    **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},
-                ),  # type: ignore[arg-type]  # numpy's stub: **kwds typed as allow_pickle's bool
+                    # numpy's stub types **kwds as allow_pickle's bool:
+                    **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},  # type: ignore[arg-type]
+                ),
                 self.keep_files,
             )
 

@@ -5,7 +5,8 @@ Two tables per model fingerprint: ``predictions`` (probabilities per exact input
 file, the test, sample, seed and the harness code).  With both, a re-run of unchanged models
 neither predicts nor re-evaluates CheckList's expectations.
 
-Entries are keyed (``keys``) by a model *fingerprint* (weights content or hub commit, tokenizer files,
+Entries are keyed (``keys``) by a model *fingerprint* (weights content or hub commit, tokenizer
+files,
 label mapping, dtype, max length, device type) and the exact input.  Any change of the
 fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
 one file safely; the file is bounded by evicting the least recently used fingerprints.

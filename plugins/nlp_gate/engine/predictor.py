@@ -58,7 +58,8 @@ class LoadOptions:
     device: str = "auto"  # auto | cpu | cuda | cuda:N
     dtype: str = "float32"  # float32 | float16 | bfloat16 (the latter two on GPU only)
     # 128: fastest of 64/128/256 for the zoo's full suites on 2 CPU cores
-    # (docs/measurements/performance.md); inputs are length-sorted, so a larger batch adds no padding.
+    # (docs/measurements/performance.md); inputs are length-sorted, so a larger batch adds no
+    # padding.
     batch_size: int = 128
     max_length: int = 128
     cache: Path | None = None  # persistent prediction cache file; None disables it

@@ -2,7 +2,8 @@
 
 ``build [--root DIR] [--force]``: put the embedded zoo in place: the shipped files, sha256
 checked, copied where a run reads them; nothing is trained (the attacks' masked LM is put in
-place the same way by ``scripts/fetch_attack_resources.py --stand-ins``).  A damaged shipped file stops it (exit 4).
+place the same way by ``scripts/fetch_attack_resources.py --stand-ins``).  A damaged shipped
+file stops it (exit 4).
 
 ``train [--root DIR] [--datasets ...] [--jobs N] [--ship] [--quiet]``: run the recipe (minutes;
 its stages report progress on stderr, ``--quiet``: none), into ``--root`` (default

@@ -18,7 +18,8 @@ asking again.  The search goes exactly as before, because:
 * the answer is a function of that key: the transformation is a ``WordSwapEmbedding`` (the
   nearest neighbours of a word, no randomness), the pre-transformation constraints
   (``RepeatModification``, ``StopwordModification``, ``InputColumnModification``) read the
-  current text's words, column labels and ``modified_indices``, and the constraints (``MaxWordsPerturbed``,
+  current text's words, column labels and ``modified_indices``, and the constraints
+  (``MaxWordsPerturbed``,
   ``WordEmbeddingDistance``) judge each candidate by its words, its ``attack_attrs`` and the
   original text, with deterministic answers; the search's random generator is not used
   inside ``get_transformations``;
