@@ -37,7 +37,7 @@ class PairedTest(Protocol):
 
 
 class CaseOutcomes(Protocol):
-    """One model's outcome of a test, case by case (``kinds.checklist.run.Outcome``)."""
+    """One model's outcome of a test, case by case (``kinds.checklist.run.ChecklistResult``)."""
 
     @property
     def case_index(self) -> Sequence[int]: ...

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.kinds.checklist.run import ChecklistResult
 from nlp_gate.kinds.comparison import (
     ComparisonCase,
     ComparisonConfig,
@@ -28,10 +28,10 @@ CASE = ComparisonCase(
 CONFIG = ComparisonConfig("bert", "albert", 0.05, 2.0, {"Robustness": 5.0})
 
 
-def _outcome(case_index: list[int], passed: list[bool | None]) -> Outcome:
+def _outcome(case_index: list[int], passed: list[bool | None]) -> ChecklistResult:
     failed = sum(p is False for p in passed)
     counted = sum(p is not None for p in passed)
-    return Outcome(counted, failed, 100 * failed / max(counted, 1), [], case_index, passed)
+    return ChecklistResult(counted, failed, 100 * failed / max(counted, 1), [], case_index, passed)
 
 
 def test_outcomes_are_paired_by_case_and_filtered_cases_left_out() -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from nlp_gate.engine.batching import _Packer, encode, padded_batches
 from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
-from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.kinds.checklist.run import ChecklistResult
 
 KEYS = st.one_of(st.text(max_size=8), st.tuples(st.text(max_size=4), st.text(max_size=4)))
 
@@ -99,12 +99,12 @@ def test_an_outcome_of_every_case_is_held_as_a_range_and_stored_as_before() -> N
     """An unsampled test's outcome keeps its case numbers as a range (a run holds every
     item's outcome), is stored in the prediction cache as the list it always was, and comes
     back from there as a range again; a sample's numbers stay a list."""
-    every = Outcome(3, 1, 33.3, [], range(3), [True, False, None])
+    every = ChecklistResult(3, 1, 33.3, [], range(3), [True, False, None])
     stored = json.loads(json.dumps(every.stored()))
     assert stored["case_index"] == [0, 1, 2]
-    back = Outcome.from_stored(stored)
+    back = ChecklistResult.from_stored(stored)
     assert back.case_index == range(3) and back == every
-    sampled = Outcome.from_stored({**stored, "case_index": [0, 2, 5]})
+    sampled = ChecklistResult.from_stored({**stored, "case_index": [0, 2, 5]})
     assert sampled.case_index == [0, 2, 5]
 
 

@@ -29,8 +29,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "nlp_gate"
 
 # Each kind: the module prefixes that are that kind's own.  The rest of ``nlp_gate.kinds`` is
 # shared by every kind: ``base`` (the interface), ``context`` (what a kind sees of the run),
-# ``checklist.{run,gates,marks,items}`` (running a CheckList test on a model, for the four
-# kinds that do) and ``nlp_gate.kinds`` itself (the registry, which imports every kind).
+# ``checklist.{run,thresholds_section,marks,items}`` (running a CheckList test on a model, for
+# the four kinds that do) and ``nlp_gate.kinds`` itself (the registry, which imports every
+# kind).
 KIND_MODULES = {
     "accuracy": ("nlp_gate.kinds.accuracy",),
     "attacks": ("nlp_gate.kinds.attacks",),

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
-    from nlp_gate.kinds.checklist.run import Outcome, PredictFn
+    from nlp_gate.kinds.checklist.run import ChecklistResult, PredictFn
     from nlp_gate.native.search import SearchSpace
     from nlp_gate.settings import Options
     from nlp_gate.suites.catalog import TestInfo
@@ -51,10 +51,10 @@ class CheckListTests(Protocol):
     kind pairs two models' outcomes of a test, the search kind searches a test's declared
     space, the native kind checks the gates' names against every known test."""
 
-    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[Outcome, bool]:
+    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[ChecklistResult, bool]:
         """The test's outcome on the model, and whether it was stored by an earlier item."""
 
-    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None: ...
+    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> ChecklistResult | None: ...
 
     def examples(self, info: TestInfo) -> list[Any]:
         """The inputs the test (or its seeded sample) feeds a model."""

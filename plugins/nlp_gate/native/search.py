@@ -172,8 +172,8 @@ def search(
     the settings with the database are applied after it.  Every setting that matters is
     explicit: Hypothesis's ``ci`` profile (loaded where ``CI`` is set) changes none of them.
     """
+    import hypothesis
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as seeded
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     strategy = candidates(space, space.lexicons())
@@ -199,7 +199,7 @@ def search(
             report_multiple_bugs=False,
             verbosity=Verbosity.quiet,
             print_blob=False,
-        )(seeded(seed)(given(strategy)(attempt)))
+        )(hypothesis.seed(seed)(given(strategy)(attempt)))
         try:
             test()
         except _Violation:

@@ -17,8 +17,7 @@ import pytest
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.pytest_plugin.selection import expects_gated_items
 from nlp_gate.pytest_plugin.stash import SESSION_KEY, nlp_session
-from nlp_gate.report import RunEnd
-from nlp_gate.report import write_run as write_reports
+from nlp_gate.report import RunEnd, write_run
 from nlp_gate.report.header import run_metadata
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
@@ -42,7 +41,7 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED and STOP_SIGNAL_KEY not in config.stash
         else 0
     )
-    end = write_run(
+    end = end_run(
         config,
         int(exitstatus),
         refused=(
@@ -72,14 +71,14 @@ def finish_unstarted(config: pytest.Config) -> None:
         or not expects_gated_items(config)
     ):
         return
-    end = write_run(config, pytest.ExitCode.INTERRUPTED)
+    end = end_run(config, pytest.ExitCode.INTERRUPTED)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
     if terminal is not None:
         for line in end.lines(pytest.ExitCode.INTERRUPTED):
             terminal.write_line(line)
 
 
-def write_run(
+def end_run(
     config: pytest.Config, exitstatus: int, refused: str | None = None, collection_errors: int = 0
 ) -> RunEnd:
     """results.json and the reports of this run, from the controller's records; whatever
@@ -93,7 +92,7 @@ def write_run(
         collection_errors=collection_errors,
     )
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
-    end = write_reports(
+    end = write_run(
         run.options.results,
         results,
         alluredir=Path(alluredir) if alluredir else None,

@@ -15,7 +15,7 @@ import pytest
 
 from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
-from nlp_gate.pytest_plugin.run_end import write_run
+from nlp_gate.pytest_plugin.run_end import end_run
 from nlp_gate.pytest_plugin.selection import case_of, requested_argnames, runs_behavioral_suite
 from nlp_gate.pytest_plugin.stash import nlp_session
 
@@ -47,7 +47,7 @@ def validate_at_start(session: pytest.Session) -> None:
     except ConfigurationError as exc:
         # pytest ends a session refused here without pytest_sessionfinish: write this run's
         # (empty) results and reports now, so the last run's never stand in for them.
-        write_run(config, pytest.ExitCode.USAGE_ERROR, refused=str(exc))
+        end_run(config, pytest.ExitCode.USAGE_ERROR, refused=str(exc))
         raise pytest.UsageError(str(exc)) from exc
 
 

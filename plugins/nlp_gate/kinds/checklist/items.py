@@ -20,16 +20,16 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
-from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import (
-    Outcome,
+    ChecklistResult,
     PredictFn,
     examples_of,
     harness_digest,
     predict_fn,
     run_test,
 )
+from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, GateKey
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import ModelRecordHead, model_head
@@ -118,7 +118,7 @@ class ChecklistItems:
         self._counts: dict[str, tuple[int, int, int]] = {}
         # Outcomes this process evaluated or read, per (model key, suite, test): a comparison
         # after its CheckList items (or the other way round) neither re-runs nor re-reads them.
-        self._outcomes: dict[tuple[str, str, str], Outcome] = {}
+        self._outcomes: dict[tuple[str, str, str], ChecklistResult] = {}
 
     # -- the test, from its source -----------------------------------------------------------
     def test_object(self, info: TestInfo) -> Any:
@@ -193,7 +193,7 @@ class ChecklistItems:
         )
         return Verdict(asdict(record), message, attachments=attachments)
 
-    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[Outcome, bool]:
+    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[ChecklistResult, bool]:
         """The test's outcome on this model, and whether it was stored by an earlier item.
 
         CheckList items and comparison items share it: whichever runs a (test, model) first,
@@ -270,14 +270,14 @@ class ChecklistItems:
             sort_keys=True,
         )
 
-    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None:
+    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> ChecklistResult | None:
         """The outcome an earlier item (in this process: memo; elsewhere: the persistent
         cache) or an earlier run computed for this model fingerprint, if any."""
         memo = self._outcomes.get((classifier.spec.key, info.suite, info.name))
         if memo is not None or classifier.cache is None:
             return memo
         stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(info))
-        return None if stored is None else Outcome.from_stored(stored)
+        return None if stored is None else ChecklistResult.from_stored(stored)
 
     # -- reporting --------------------------------------------------------------------------
     def engine_fields(self, model_key: str) -> dict[str, Any]:

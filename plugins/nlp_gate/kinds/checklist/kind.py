@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.kinds.checklist.gates import ChecklistGates, Universe, universe
 from nlp_gate.kinds.checklist.items import ChecklistCase, ChecklistItems, ChecklistTestKind
 from nlp_gate.kinds.checklist.marks import (
     CAPABILITY_MARKERS,
@@ -26,6 +25,7 @@ from nlp_gate.kinds.checklist.marks import (
     TASK_MARKERS,
     TYPE_MARKERS,
 )
+from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import CHECKLIST

@@ -1,4 +1,4 @@
-"""Fail-rate gates: the ``checklist`` section of ``thresholds.yaml``, resolved per item.
+"""The parser of ``thresholds.yaml``'s ``checklist`` section: each item's fail-rate gate.
 
 Schema (percent fail rates, the unit CheckList and the seed report use)::
 
