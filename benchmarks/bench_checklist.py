@@ -45,7 +45,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from nlp_gate.config.profiles import ModelSpec, load_profile  # noqa: E402
+from nlp_gate.config.profiles import ModelSpec, load_profile  # noqa: E402  # after the sys.path set-up above
 
 SUITES = ("sentiment", "qqp")  # seed Tables 2 and 3
 CHUNK = 128  # the seed notebook's pipeline chunk

@@ -45,9 +45,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_checklist import SUITES, NotebookPredictor, _outcome, measured  # noqa: E402
+from bench_checklist import SUITES, NotebookPredictor, _outcome, measured  # noqa: E402  # after the sys.path set-up above
 
-from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ModelSpec, load_profile  # noqa: E402
+from nlp_gate.config.profiles import DEFAULT_MODELS_FILE, ModelSpec, load_profile  # noqa: E402  # after the sys.path set-up above
 
 # The published configurations (config.json on the hub) of the seed's two base models.
 BASE_CONFIGS: dict[str, dict[str, Any]] = {

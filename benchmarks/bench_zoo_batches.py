@@ -37,14 +37,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "plugins"))  # run from a checkout without the package installed
 
-import torch  # noqa: E402
-import yaml  # noqa: E402
+import torch  # noqa: E402  # after the sys.path set-up above
+import yaml  # noqa: E402  # after the sys.path set-up above
 
-from nlp_gate.zoo.build import build_zoo  # noqa: E402
-from nlp_gate.zoo.data import DATASETS  # noqa: E402
-from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402
-from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402
-from nlp_gate.zoo.train import encode, epoch_batches  # noqa: E402
+from nlp_gate.zoo.build import build_zoo  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.data import DATASETS  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.train import encode, epoch_batches  # noqa: E402  # after the sys.path set-up above
 
 FLOOR = 0.85  # the zoo's held-out accuracy floor (tests/integration/test_zoo.py)
 

@@ -134,7 +134,7 @@ def run_gate(name: str, work: Path, sample: int | None, workers: int, *args: str
             f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
         )
     print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    return json.loads(results.read_text())  # type: ignore[no-any-return]
+    return json.loads(results.read_text())  # type: ignore[no-any-return]  # results.json: a dict
 
 
 def judged(results: dict[str, Any]) -> list[dict[str, Any]]:

@@ -11,9 +11,9 @@ from pathlib import Path
 # to load again (which broke every later scipy.stats user), torch's crashes the interpreter
 # (a segmentation fault in the next test that loads weights in-process).
 import pytest
-import safetensors.torch  # noqa: F401
-import scipy.stats  # noqa: F401
-import torch  # noqa: F401
+import safetensors.torch  # noqa: F401  # imported once, up front (see above)
+import scipy.stats  # noqa: F401  # imported once, up front (see above)
+import torch  # noqa: F401  # imported once, up front (see above)
 from hypothesis import settings
 
 from fixtures.gate_run import REPO, ZOO, GateRun, RunGate, run_gate, zoo

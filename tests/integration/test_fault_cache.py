@@ -51,7 +51,7 @@ def _args(tmp: Path, cache: str) -> list[str]:
 
 
 def _rates(run: object) -> dict[str, tuple[int, int, float]]:
-    return {r["test"]: (r["n_failed"], r["n_cases"], r["fail_rate"]) for r in run.records}  # type: ignore[attr-defined]
+    return {r["test"]: (r["n_failed"], r["n_cases"], r["fail_rate"]) for r in run.records}  # type: ignore[attr-defined]  # the fixture's run object
 
 
 def test_rows_edited_in_place_are_recomputed_not_used(run_gate: RunGate, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from fixtures.gate_run import RunGate
-from fixtures.mlflow_registry import mlflow_registry, registry_env  # noqa: F401
+from fixtures.mlflow_registry import mlflow_registry, registry_env  # noqa: F401  # pytest fixtures, used by name
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 ARGS = ("-m", "fairness and not native", "--nlp-sample", "10")

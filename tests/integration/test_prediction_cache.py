@@ -144,7 +144,7 @@ def _copy(zoo: Path, spec: ModelSpec, dest: Path) -> Path:
 
 
 def _load(spec: ModelSpec, location: Path, cache: Path, **options: object) -> Classifier:
-    return load_classifier(spec, str(location), LoadOptions(cache=cache, **options))  # type: ignore[arg-type]
+    return load_classifier(spec, str(location), LoadOptions(cache=cache, **options))  # type: ignore[arg-type]  # options: **kwargs of LoadOptions
 
 
 @given(st.one_of(texts, st.tuples(texts, texts), st.lists(texts, max_size=3)))

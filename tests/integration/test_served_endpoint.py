@@ -22,7 +22,7 @@ import pytest
 
 from fixtures.endpoint_server import Behaviour, serve
 from fixtures.gate_run import REPO, GateRun, RunGate
-from fixtures.mlflow_registry import mlflow_registry  # noqa: F401
+from fixtures.mlflow_registry import mlflow_registry  # noqa: F401  # pytest fixtures, used by name
 
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 FUNCTION = "sentiment=fixtures.lexicon_model:predict_proba"

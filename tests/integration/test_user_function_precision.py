@@ -115,7 +115,7 @@ def test_band_edge_probabilities_are_counted_as_checklist_counts_them(
     assert len(records) == 5, out[-3000:]
 
     monkeypatch.syspath_prepend(str(tmp_path))
-    from edgemod import p_positive  # type: ignore[import-not-found]
+    from edgemod import p_positive  # type: ignore[import-not-found]  # written by the test
 
     expected = _checklist_counts(list(records), p_positive)
     assert any(p_positive(t) == 2 / 3 for t in ("good", "a great day"))  # edges are hit

@@ -306,7 +306,7 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5, search:
 
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
-    class Hashing(ModelWrapper):  # type: ignore[misc]
+    class Hashing(ModelWrapper):  # type: ignore[misc]  # untyped base class (Any)
         model = None
 
         def __call__(self, texts: list[str]) -> np.ndarray:
@@ -400,7 +400,7 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
     from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from nlp_gate.kinds.attacks.speedups import order
 
-    class Constant(ModelWrapper):  # type: ignore[misc]
+    class Constant(ModelWrapper):  # type: ignore[misc]  # untyped base class (Any)
         model = None
 
         def __call__(self, texts: list[str]) -> np.ndarray:
@@ -460,7 +460,7 @@ def test_remembered_empty_answers_keep_the_genetic_search(
     from nlp_gate.kinds.attacks import minilm
     from nlp_gate.kinds.attacks.speedups import empty
 
-    class Hashing(ModelWrapper):  # type: ignore[misc]
+    class Hashing(ModelWrapper):  # type: ignore[misc]  # untyped base class (Any)
         model = None
 
         def __call__(self, texts: list[str]) -> np.ndarray:

@@ -36,7 +36,7 @@ def test_a_file_cut_to_half_is_moved_aside(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     first = _engine(path)
     truth = first.predict_proba(TEXTS)
-    first.cache.close()  # type: ignore[union-attr]
+    first.cache.close()  # type: ignore[union-attr]  # not None here (else the test fails)
     with path.open("r+b") as f:
         f.truncate(path.stat().st_size // 2)
     with warnings.catch_warnings(record=True) as caught:

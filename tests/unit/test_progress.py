@@ -298,7 +298,7 @@ def test_a_worker_sends_its_counts_throttled() -> None:
         for _ in range(1000):
             clock.advance(0.01)  # 10 s of steps: a count every 0.5 s, not every step
             s.advance()
-    kinds = [event[0] for event in queue.items]  # type: ignore[index]
+    kinds = [event[0] for event in queue.items]  # type: ignore[index]  # events are tuples
     assert kinds[0] == "start" and kinds[-1] == "end"
     assert 15 <= kinds.count("advance") <= 21
 

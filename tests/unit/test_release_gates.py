@@ -91,7 +91,7 @@ def test_comparison_from_the_file_and_the_command_line() -> None:
     assert swapped and (swapped.baseline, swapped.candidate) == ("albert", "bert")
     plain = _comparison({}, baseline="bert", candidate="albert")
     assert plain == ComparisonConfig("bert", "albert", 0.05, 0.0, {})
-    assert _comparison({"tolerance": 3}, "bert", "albert").tolerance_default == 3.0  # type: ignore[union-attr]
+    assert _comparison({"tolerance": 3}, "bert", "albert").tolerance_default == 3.0  # type: ignore[union-attr]  # not None here (else the test fails)
 
 
 def test_reseeds_are_declared_by_name() -> None:

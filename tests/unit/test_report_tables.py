@@ -317,7 +317,7 @@ def test_unchanged_figures_are_copied_from_the_plot_cache(
             suite: str, *args: object, kind: str = kind, draw: plots.Figure = draw
         ) -> Path:
             drawn.append(f"{suite}_{kind}")
-            return draw(suite, *args)  # type: ignore[arg-type]
+            return draw(suite, *args)  # type: ignore[arg-type]  # hypothesis draw, untyped here
 
         monkeypatch.setitem(plots.FIGURES, kind, counting)
     again = write_reports(results_path, plot_cache=cache).plots

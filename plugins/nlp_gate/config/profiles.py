@@ -40,9 +40,9 @@ class Task:
     def class_names(self, labels: list[str]) -> tuple[str, ...] | None:
         """The task class of each output label, or None unless they name each class once."""
         canonical = [self.canonical(str(label)) for label in labels]
-        if None in canonical or sorted(canonical) != sorted(self.classes):  # type: ignore[type-var]
+        if None in canonical or sorted(canonical) != sorted(self.classes):  # type: ignore[type-var]  # no None here
             return None
-        return tuple(canonical)  # type: ignore[arg-type]
+        return tuple(canonical)  # type: ignore[arg-type]  # None ruled out above
 
 
 @dataclass(frozen=True)

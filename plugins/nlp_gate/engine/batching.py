@@ -277,8 +277,7 @@ class Encodings:
                     f,
                     lengths=_compact(found.lengths),
                     truncated=np.int64(found.truncated),
-                    # numpy's stub types **kwds as allow_pickle's bool:
-                    **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},  # type: ignore[arg-type]
+                    **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},  # type: ignore[arg-type]  # numpy's stub: **kwds as bool
                 ),
                 self.keep_files,
             )

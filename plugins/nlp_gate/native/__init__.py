@@ -77,10 +77,10 @@ def offline_perturb() -> Any:
                 )
 
             stand_in = types.ModuleType("pattern.en")
-            stand_in.tenses = stand_in.conjugate = unavailable  # type: ignore[attr-defined]
+            stand_in.tenses = stand_in.conjugate = unavailable  # type: ignore[attr-defined]  # a stand-in module
             sys.modules["pattern.en"] = stand_in
             try:
-                import checklist.perturb  # noqa: F401
+                import checklist.perturb  # noqa: F401  # imported for its side effect, with the stand-in
             finally:
                 del sys.modules["pattern.en"]
     from checklist.perturb import Perturb

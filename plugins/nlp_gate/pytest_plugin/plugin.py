@@ -28,8 +28,8 @@ from nlp_gate.pytest_plugin import early_signals
 early_signals.catch()
 
 
-from nlp_gate.config import ConfigurationError  # noqa: E402
-from nlp_gate.pytest_plugin import (  # noqa: E402
+from nlp_gate.config import ConfigurationError  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin import (  # noqa: E402  # after early_signals.catch()
     outcome,
     path_values,
     run_end,
@@ -39,20 +39,20 @@ from nlp_gate.pytest_plugin import (  # noqa: E402
     xdist_groups,
     xdist_handoff,
 )
-from nlp_gate.pytest_plugin.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402
-from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402
+from nlp_gate.pytest_plugin.hypothesis_plugin import drop_idle_hypothesis_plugin  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402  # after early_signals.catch()
     run_is_ending,
     stop_before_items,
     stop_on_signals,
     stop_pending,
     stopped_while_starting,
 )
-from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402
-from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402
-from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402
-from nlp_gate.report.header import report_header  # noqa: E402
-from nlp_gate.run_state import RunState  # noqa: E402
+from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402  # after early_signals.catch()
+from nlp_gate.report.header import report_header  # noqa: E402  # after early_signals.catch()
+from nlp_gate.run_state import RunState  # noqa: E402  # after early_signals.catch()
 
 # What test modules and tools import.
 __all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]

@@ -83,7 +83,7 @@ def make_scheduler(config: pytest.Config, log: Any) -> Any:
     # Imported here: only xdist's controller calls this hook.
     from xdist.scheduler import LoadGroupScheduling
 
-    class HandedGroupScheduling(LoadGroupScheduling):  # type: ignore[misc]
+    class HandedGroupScheduling(LoadGroupScheduling):  # type: ignore[misc]  # xdist is untyped
         groups: dict[str, str] | None = None
 
         def schedule(self) -> None:

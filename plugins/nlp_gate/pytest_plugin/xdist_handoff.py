@@ -52,7 +52,7 @@ def send_remaining_records(config: pytest.Config) -> None:
     """On a worker at its end: what belongs to no item (engine stats), in its output."""
     wire = nlp_session(config).results.take_wire()
     if wire:
-        config.workeroutput[WIRE_KEY] = wire  # type: ignore[attr-defined]
+        config.workeroutput[WIRE_KEY] = wire  # type: ignore[attr-defined]  # xdist sets it
 
 
 class XdistController:

@@ -65,10 +65,10 @@ def import_textattack(bundle: Bundle) -> ModuleType:
     absent = [r for r in IMPORT_REQUIREMENTS if not r.present(bundle)]
     if absent:
         raise MissingResources(absent)
-    import datasets  # noqa: F401
-    import huggingface_hub  # noqa: F401
+    import datasets  # noqa: F401  # before TextAttack re-points its cache (docstring)
+    import huggingface_hub  # noqa: F401  # likewise
     import nltk
-    import transformers  # noqa: F401
+    import transformers  # noqa: F401  # likewise
 
     clobbered = ("HF_HOME", "XDG_CACHE_HOME", "PYTORCH_TRANSFORMERS_CACHE", "TFHUB_CACHE_DIR")
     saved = {k: os.environ.get(k) for k in clobbered}

@@ -143,7 +143,7 @@ class NltkData(Resource):
     debian: bool = False  # --from-debian can build it
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"nltk:{self.path}"
 
     def locate(self, bundle: Bundle) -> str | None:
@@ -173,7 +173,7 @@ class TextAttackFile(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"textattack:{self.path}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -187,7 +187,7 @@ class HubModel(Resource):
     filename: str = "config.json"
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"hf-hub:{self.repo_id}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -202,7 +202,7 @@ class FlairModel(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"flair:{self.repo_id}"
 
     def cache_dir(self) -> Path:
@@ -224,7 +224,7 @@ class TfHubModule(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"tfhub:{self.url}"
 
     def cache_dir(self) -> Path:
@@ -245,7 +245,7 @@ class PythonModule(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"python:{self.module}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -264,7 +264,7 @@ class PackageFile(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"textattack-package:{self.path}"
 
     def location(self) -> Path:
@@ -292,7 +292,7 @@ class StandIn(Resource):
     how: str  # the command that builds it
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"stand-in:{self.name}"
 
     def path(self, bundle: Bundle) -> Path:

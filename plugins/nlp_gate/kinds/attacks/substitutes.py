@@ -101,7 +101,7 @@ OMITTED: Mapping[str, Substitution] = {
 
 
 def _placeholder(substitution: Substitution) -> type[Constraint]:
-    class Omitted(Constraint):  # type: ignore[misc]
+    class Omitted(Constraint):  # type: ignore[misc]  # TextAttack is untyped: its base is Any
         """Stands in for a constraint whose constructor downloads; dropped after the build."""
 
         omitted = substitution
@@ -115,7 +115,7 @@ def _placeholder(substitution: Substitution) -> type[Constraint]:
     return Omitted
 
 
-class _SBERT(SentenceEncoder):  # type: ignore[misc]
+class _SBERT(SentenceEncoder):  # type: ignore[misc]  # TextAttack's base is Any
     """Stands in for ``SBERT``, whose constructor loads its hub model; replaced by MiniLM
     after the build."""
 
