@@ -50,7 +50,7 @@ from nlp_gate.pytest_plugin.interrupt import (  # noqa: E402  # after early_sign
 from nlp_gate.pytest_plugin.options import add_markers, add_options, options_from  # noqa: E402  # after early_signals.catch()
 from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402  # after early_signals.catch()
 from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402  # after early_signals.catch()
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, SESSION_KEY, nlp_session  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, RUN_STATE_KEY, nlp_session  # noqa: E402  # after early_signals.catch()
 from nlp_gate.report.header import report_header  # noqa: E402  # after early_signals.catch()
 from nlp_gate.run_state import RunState  # noqa: E402  # after early_signals.catch()
 
@@ -77,7 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning"
     )
     add_markers(config)
-    config.stash[SESSION_KEY] = RunState(options_from(config), config.option)
+    config.stash[RUN_STATE_KEY] = RunState(options_from(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
     terminal_progress.install_for_pytest(

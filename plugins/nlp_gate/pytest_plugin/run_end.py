@@ -16,7 +16,7 @@ import pytest
 
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.pytest_plugin.selection import expects_gated_items
-from nlp_gate.pytest_plugin.stash import SESSION_KEY, nlp_session
+from nlp_gate.pytest_plugin.stash import RUN_STATE_KEY, nlp_session
 from nlp_gate.report import RunEnd, write_run
 from nlp_gate.report.header import run_metadata
 
@@ -67,7 +67,7 @@ def finish_unstarted(config: pytest.Config) -> None:
         or RUN_END_KEY in config.stash
         or STOP_SIGNAL_KEY not in config.stash
         or config.option.collectonly
-        or SESSION_KEY not in config.stash
+        or RUN_STATE_KEY not in config.stash
         or not expects_gated_items(config)
     ):
         return

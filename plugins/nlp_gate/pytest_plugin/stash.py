@@ -12,7 +12,7 @@ import pytest
 
 from nlp_gate.run_state import RunState
 
-SESSION_KEY = pytest.StashKey[RunState]()
+RUN_STATE_KEY = pytest.StashKey[RunState]()
 # pytest's session, from its start: what a stop signal and xdist's node hooks act on, which
 # pytest hands neither.
 PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
@@ -20,4 +20,4 @@ PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
 
 def nlp_session(config: pytest.Config) -> RunState:
     """The run's ``RunState``, built at ``pytest_configure``."""
-    return config.stash[SESSION_KEY]
+    return config.stash[RUN_STATE_KEY]
