@@ -14,6 +14,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # A pytest from another environment would run tests_behavioral without the plugin and
     # fail on every missing fixture; say what to do instead.
     if not config.pluginmanager.has_plugin("nlp_gate"):
-        raise pytest.UsageError("the nlp_gate plugin is not installed in this Python: run "
-                                "`bash scripts/setup.sh` (installs it into .venv) or "
-                                "`pip install -e .`")
+        raise pytest.UsageError(
+            "the nlp_gate plugin is not installed in this Python: run "
+            "`bash scripts/setup.sh` (installs it into .venv) or "
+            "`pip install -e .`"
+        )

@@ -105,20 +105,26 @@ def run_side(job: Job) -> dict[str, Any]:
         cpus.append(cpu)
         logs.append(log.read_bytes())
         runs.append([_result(r) for r in results])
-    return {"wall_s": walls, "cpu_s": cpus, "log": str(job.out / "run-0" / "log.txt"),
-            "results": runs[0], "repeatable": all(r == runs[0] for r in runs)
-            and all(log == logs[0] for log in logs)}
+    return {
+        "wall_s": walls,
+        "cpu_s": cpus,
+        "log": str(job.out / "run-0" / "log.txt"),
+        "results": runs[0],
+        "repeatable": all(r == runs[0] for r in runs) and all(log == logs[0] for log in logs),
+    }
 
 
-def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any,
-            out: Path) -> tuple[float, float, list[Any], Path]:
+def _theirs(
+    textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any, out: Path
+) -> tuple[float, float, list[Any], Path]:
     import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
     from nlp_gate.engine.loading import zoo_location
     from nlp_gate.engine.predictor import cpu_threads
     from nlp_gate.kinds.attacks import offline
     from nlp_gate.kinds.attacks.run import _dataset
     from nlp_gate.zoo.build import default_zoo_root
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     where = zoo_location(default_zoo_root(), spec)
     model = AutoModelForSequenceClassification.from_pretrained(where).eval()
@@ -136,17 +142,23 @@ def _theirs(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bu
         else:
             attack = recipe.load_class().build(wrapper, **recipe.build_args)
         args = textattack.AttackArgs(
-            num_examples=min(job.examples, len(examples.inputs)), random_seed=job.seed,
-            query_budget=job.query_budget, log_to_txt=str(log),
-            log_summary_to_json=str(out / "summary.json"), disable_stdout=True,
-            silent=True)
-        results = textattack.Attacker(attack, _dataset(textattack, examples, spec),
-                                      args).attack_dataset()
+            num_examples=min(job.examples, len(examples.inputs)),
+            random_seed=job.seed,
+            query_budget=job.query_budget,
+            log_to_txt=str(log),
+            log_summary_to_json=str(out / "summary.json"),
+            disable_stdout=True,
+            silent=True,
+        )
+        results = textattack.Attacker(
+            attack, _dataset(textattack, examples, spec), args
+        ).attack_dataset()
     return time.perf_counter() - start, time.process_time() - cpu, results, log
 
 
-def _ours(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any,
-          out: Path) -> tuple[float, float, list[Any], Path]:
+def _ours(
+    textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bundle: Any, out: Path
+) -> tuple[float, float, list[Any], Path]:
     from nlp_gate.engine.batching import Encodings
     from nlp_gate.engine.loading import load_classifier, zoo_location
     from nlp_gate.engine.predictor import LoadOptions
@@ -156,15 +168,24 @@ def _ours(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bund
     from nlp_gate.zoo.build import default_zoo_root
 
     cache = out / "predictions.sqlite"  # cold, as on a fresh clone
-    classifier = load_classifier(spec, zoo_location(default_zoo_root(), spec),
-                                 LoadOptions(cache=cache), 0,
-                                 Encodings(directory=cache.with_suffix(".tokens")))
+    classifier = load_classifier(
+        spec,
+        zoo_location(default_zoo_root(), spec),
+        LoadOptions(cache=cache),
+        0,
+        Encodings(directory=cache.with_suffix(".tokens")),
+    )
     if job.threads:
         import torch
 
         torch.set_num_threads(job.threads)  # after the engine's own choice at load
-    settings = AttackSettings(examples=job.examples, seed=job.seed,
-                              query_budget=job.query_budget, batch_size=32, strict=True)
+    settings = AttackSettings(
+        examples=job.examples,
+        seed=job.seed,
+        query_budget=job.query_budget,
+        batch_size=32,
+        strict=True,
+    )
     gates = AttackGates({"default": {"max_attack_success_rate": 100}}, "bench")
     runner = AttackRunner(settings, bundle, gates, lambda _: examples, out)
     captured: list[Any] = []
@@ -188,17 +209,38 @@ def _ours(textattack: Any, job: Job, spec: Any, examples: Any, recipe: Any, bund
 def _result(result: Any) -> dict[str, Any]:
     """What must agree between the sides: result type, outputs, queries, perturbed text."""
     original, perturbed = result.original_result, result.perturbed_result
-    return {"type": type(result).__name__, "original_output": int(original.output),
-            "perturbed_output": int(perturbed.output), "num_queries": perturbed.num_queries,
-            "perturbed_text": list(perturbed.attacked_text._text_input.values())}
+    return {
+        "type": type(result).__name__,
+        "original_output": int(original.output),
+        "perturbed_output": int(perturbed.output),
+        "num_queries": perturbed.num_queries,
+        "perturbed_text": list(perturbed.attacked_text._text_input.values()),
+    }
 
 
 # -- the comparison -----------------------------------------------------------------------
 def spawn(job: Job) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--side", job.side, "--recipes", job.recipe,
-               "--models", job.model, "--examples", str(job.examples), "--seed", str(job.seed),
-               "--query-budget", str(job.query_budget or 0), "--repeat", str(job.repeat),
-               "--out", str(job.out), *(["--threads", str(job.threads)] if job.threads else [])]
+    command = [
+        sys.executable,
+        __file__,
+        "--side",
+        job.side,
+        "--recipes",
+        job.recipe,
+        "--models",
+        job.model,
+        "--examples",
+        str(job.examples),
+        "--seed",
+        str(job.seed),
+        "--query-budget",
+        str(job.query_budget or 0),
+        "--repeat",
+        str(job.repeat),
+        "--out",
+        str(job.out),
+        *(["--threads", str(job.threads)] if job.threads else []),
+    ]
     subprocess.run(command, check=True, cwd=REPO)
     return dict(json.loads((job.out / "figures.json").read_text()))
 
@@ -232,29 +274,61 @@ def compare(theirs: dict[str, Any], ours: dict[str, Any]) -> str | None:
         return f"{len(theirs['results'])} results (theirs) != {len(ours['results'])} (ours)"
     log_theirs, log_ours = Path(theirs["log"]).read_bytes(), Path(ours["log"]).read_bytes()
     if log_theirs != log_ours:
-        at = next((i for i, (a, b) in enumerate(zip(log_theirs, log_ours)) if a != b),
-                  min(len(log_theirs), len(log_ours)))
+        at = next(
+            (i for i, (a, b) in enumerate(zip(log_theirs, log_ours)) if a != b),
+            min(len(log_theirs), len(log_ours)),
+        )
         around = slice(max(0, at - 40), at + 40)
-        return (f"logs differ at byte {at}: theirs {log_theirs[around]!r}, "
-                f"ours {log_ours[around]!r}")
+        return f"logs differ at byte {at}: theirs {log_theirs[around]!r}, ours {log_ours[around]!r}"
     return None
 
 
-def bench(recipes: Sequence[str], models: Sequence[str], examples: int, seed: int,
-          budget: int | None, repeat: int, threads: int | None, work: Path) -> list[Row]:
+def bench(
+    recipes: Sequence[str],
+    models: Sequence[str],
+    examples: int,
+    seed: int,
+    budget: int | None,
+    repeat: int,
+    threads: int | None,
+    work: Path,
+) -> list[Row]:
     rows = []
     for i, (recipe, model) in enumerate((r, m) for r in recipes for m in models):
         order = ("theirs", "ours") if i % 2 == 0 else ("ours", "theirs")
-        figures = {side: spawn(Job(side, recipe, model, examples, seed, budget, repeat,
-                                   work / f"{recipe}__{model}" / side, threads))
-                   for side in order}
+        figures = {
+            side: spawn(
+                Job(
+                    side,
+                    recipe,
+                    model,
+                    examples,
+                    seed,
+                    budget,
+                    repeat,
+                    work / f"{recipe}__{model}" / side,
+                    threads,
+                )
+            )
+            for side in order
+        }
         theirs, ours = figures["theirs"], figures["ours"]
-        row = Row(recipe, model, order[0], theirs["wall_s"], ours["wall_s"], theirs["cpu_s"],
-                  ours["cpu_s"], compare(theirs, ours))
+        row = Row(
+            recipe,
+            model,
+            order[0],
+            theirs["wall_s"],
+            ours["wall_s"],
+            theirs["cpu_s"],
+            ours["cpu_s"],
+            compare(theirs, ours),
+        )
         rows.append(row)
-        print(f"{recipe}/{model}: theirs {_seconds(row.theirs_s)}, ours {_seconds(row.ours_s)}"
-              f"{'' if row.difference is None else ' DIFFERENT: ' + row.difference}",
-              flush=True)
+        print(
+            f"{recipe}/{model}: theirs {_seconds(row.theirs_s)}, ours {_seconds(row.ours_s)}"
+            f"{'' if row.difference is None else ' DIFFERENT: ' + row.difference}",
+            flush=True,
+        )
     return rows
 
 
@@ -263,21 +337,29 @@ def _seconds(runs: Sequence[float]) -> str:
 
 
 def table(rows: Sequence[Row]) -> str:
-    lines = [("| recipe | model | first | TextAttack `Attacker` wall s (best; runs) "
-              "| ours wall s (best; runs) | ours/theirs (best) | CPU s theirs / ours (best) "
-              "| identical |"), "|---|---|---|---:|---:|---:|---:|---|"]
+    lines = [
+        (
+            "| recipe | model | first | TextAttack `Attacker` wall s (best; runs) "
+            "| ours wall s (best; runs) | ours/theirs (best) | CPU s theirs / ours (best) "
+            "| identical |"
+        ),
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         lines.append(
             f"| {r.recipe} | {r.model} | {r.first} | {min(r.theirs_s):.2f}; "
             f"{_seconds(r.theirs_s)} | {min(r.ours_s):.2f}; {_seconds(r.ours_s)} | "
             f"{r.ratio:.2f} | {min(r.theirs_cpu_s):.2f} / {min(r.ours_cpu_s):.2f} | "
-            f"{'yes' if r.difference is None else 'NO'} |")
+            f"{'yes' if r.difference is None else 'NO'} |"
+        )
     theirs, ours = sum(min(r.theirs_s) for r in rows), sum(min(r.ours_s) for r in rows)
     cpu_theirs = sum(min(r.theirs_cpu_s) for r in rows)
     cpu_ours = sum(min(r.ours_cpu_s) for r in rows)
     identical = sum(r.difference is None for r in rows)
-    lines.append(f"| **sum** | | | {theirs:.2f} | {ours:.2f} | **{ours / theirs:.2f}** | "
-                 f"{cpu_theirs:.2f} / {cpu_ours:.2f} | {identical} of {len(rows)} |")
+    lines.append(
+        f"| **sum** | | | {theirs:.2f} | {ours:.2f} | **{ours / theirs:.2f}** | "
+        f"{cpu_theirs:.2f} / {cpu_ours:.2f} | {identical} of {len(rows)} |"
+    )
     return "\n".join(lines)
 
 
@@ -287,39 +369,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=list(MODELS))
     parser.add_argument("--examples", type=int, default=10, help="as --nlp-attack-examples")
     parser.add_argument("--seed", type=int, default=765, help="as --nlp-attack-seed")
-    parser.add_argument("--query-budget", type=int, default=500,
-                        help="as --nlp-attack-query-budget (0: unlimited)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs per side and item, in one process (default: %(default)s)")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch threads of both sides (default: every core, as the engine "
-                             "without xdist; the main job's -n 2 gives each worker 1)")
+    parser.add_argument(
+        "--query-budget", type=int, default=500, help="as --nlp-attack-query-budget (0: unlimited)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per side and item, in one process (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads of both sides (default: every core, as the engine "
+        "without xdist; the main job's -n 2 gives each worker 1)",
+    )
     parser.add_argument("--json", type=Path, default=REPO / "reports" / "bench_attacks.json")
     parser.add_argument("--side", choices=("ours", "theirs"), help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     budget = args.query_budget or None
     if args.side:  # one side of one item, in this process
-        job = Job(args.side, args.recipes[0], args.models[0], args.examples, args.seed,
-                  budget, args.repeat, args.out, args.threads)
+        job = Job(
+            args.side,
+            args.recipes[0],
+            args.models[0],
+            args.examples,
+            args.seed,
+            budget,
+            args.repeat,
+            args.out,
+            args.threads,
+        )
         (args.out / "figures.json").write_text(json.dumps(run_side(job)))
         return 0
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-attacks-") as work:
-        rows = bench(args.recipes, args.models, args.examples, args.seed, budget, args.repeat,
-                     args.threads, Path(work))
+        rows = bench(
+            args.recipes,
+            args.models,
+            args.examples,
+            args.seed,
+            budget,
+            args.repeat,
+            args.threads,
+            Path(work),
+        )
     load_after = os.getloadavg()
     print(table(rows))
-    print(f"1-min load average: {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
-          f"{os.cpu_count()} cores; {args.examples} examples, seed {args.seed}, query budget "
-          f"{budget or 'unlimited'}, {args.repeat} runs per side, torch threads "
-          f"{args.threads or 'as the engine sets them'}")
+    print(
+        f"1-min load average: {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
+        f"{os.cpu_count()} cores; {args.examples} examples, seed {args.seed}, query budget "
+        f"{budget or 'unlimited'}, {args.repeat} runs per side, torch threads "
+        f"{args.threads or 'as the engine sets them'}"
+    )
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({
-        "rows": [{**vars(r), "ratio": r.ratio} for r in rows],
-        "load_average_1min": [load_before[0], load_after[0]], "cores": os.cpu_count(),
-        "examples": args.examples, "seed": args.seed, "query_budget": budget,
-        "repeat": args.repeat, "threads": args.threads}, indent=2) + "\n")
+    args.json.write_text(
+        json.dumps(
+            {
+                "rows": [{**vars(r), "ratio": r.ratio} for r in rows],
+                "load_average_1min": [load_before[0], load_after[0]],
+                "cores": os.cpu_count(),
+                "examples": args.examples,
+                "seed": args.seed,
+                "query_budget": budget,
+                "repeat": args.repeat,
+                "threads": args.threads,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return 0 if all(r.difference is None for r in rows) else 1
 
 

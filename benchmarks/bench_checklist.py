@@ -45,7 +45,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from nlp_gate.config.profiles import ModelSpec, load_profile  # noqa: E402
+from nlp_gate.config.profiles import ModelSpec, load_profile  # noqa: E402  # after the sys.path set-up above
 
 SUITES = ("sentiment", "qqp")  # seed Tables 2 and 3
 CHUNK = 128  # the seed notebook's pipeline chunk
@@ -70,8 +70,11 @@ def decoded_suites(specs: Sequence[ModelSpec]) -> dict[str, Any]:
     plugin decodes them (also benchmarks/bench_engine.py's workload)."""
     from nlp_gate.suites import default_search_dirs, load_suite, locate
 
-    return {s: load_suite(s, locate(s, default_search_dirs(REPO))) for s in SUITES
-            if any(m.task.suite == s for m in specs)}
+    return {
+        s: load_suite(s, locate(s, default_search_dirs(REPO)))
+        for s in SUITES
+        if any(m.task.suite == s for m in specs)
+    }
 
 
 # -- (a) the reference path, in its own process -------------------------------------------
@@ -83,8 +86,9 @@ class NotebookPredictor:
         from transformers import pipeline
 
         self.spec = spec
-        self.pipe = pipeline("text-classification", model=path, tokenizer=path, top_k=None,
-                             device=device)
+        self.pipe = pipeline(
+            "text-classification", model=path, tokenizer=path, top_k=None, device=device
+        )
         self.label2id = self.pipe.model.config.label2id
         # Same truncation as the engine: the tiny models' position table (64 tokens).
         self.max_length = min(128, self.pipe.model.config.max_position_embeddings)
@@ -96,10 +100,16 @@ class NotebookPredictor:
     def probabilities(self, examples: Sequence[Any]) -> np.ndarray:
         rows = []
         for i in range(0, len(examples), CHUNK):
-            chunk = [{"text": x[0], "text_pair": x[1]} if isinstance(x, (list, tuple)) else x
-                     for x in examples[i:i + CHUNK]]
-            for scores in self.pipe(chunk, batch_size=min(self.batch_size, len(chunk)),
-                                    truncation=True, max_length=self.max_length):
+            chunk = [
+                {"text": x[0], "text_pair": x[1]} if isinstance(x, (list, tuple)) else x
+                for x in examples[i : i + CHUNK]
+            ]
+            for scores in self.pipe(
+                chunk,
+                batch_size=min(self.batch_size, len(chunk)),
+                truncation=True,
+                max_length=self.max_length,
+            ):
                 row = np.zeros(len(self.order))
                 for s in scores:
                     row[self.label2id[s["label"]]] = s["score"]
@@ -117,12 +127,11 @@ class NotebookPredictor:
         return np.argmax(probs, axis=1), probs
 
 
-def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
-                  out: Path) -> None:
+def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int, out: Path) -> None:
     import torch
 
-    from nlp_gate.zoo import ensure_zoo, model_dir
     from nlp_gate.engine.predictor import cpu_threads
+    from nlp_gate.zoo import ensure_zoo, model_dir
 
     ensure_zoo()
     torch.set_num_threads(cpu_threads())  # one process: all cores
@@ -133,27 +142,35 @@ def run_reference(specs: list[ModelSpec], sample: int | None, batch_size: int,
     for spec in specs:
         start = time.perf_counter()
         predictor = NotebookPredictor(
-            spec, str(model_dir(*spec.source.removeprefix("zoo:").split("/"))), device,
-            batch_size)
+            spec, str(model_dir(*spec.source.removeprefix("zoo:").split("/"))), device, batch_size
+        )
         load_s = time.perf_counter() - start
         suite = suites[spec.task.suite]
         start = time.perf_counter()
         suite.run(predictor, overwrite=True, seed=1, n=sample, verbose=False)
         report["models"][spec.key] = {
-            "load_s": load_s, "run_s": time.perf_counter() - start,
-            "model_calls": predictor.calls, "unique_inputs": len(predictor.seen),
+            "load_s": load_s,
+            "run_s": time.perf_counter() - start,
+            "model_calls": predictor.calls,
+            "unique_inputs": len(predictor.seen),
             "tests": {name: _outcome(test) for name, test in suite.tests.items()},
         }
-        print(f"reference {spec.key}: {time.perf_counter() - start:.1f} s, "
-              f"{predictor.calls} model calls", flush=True)
+        print(
+            f"reference {spec.key}: {time.perf_counter() - start:.1f} s, "
+            f"{predictor.calls} model calls",
+            flush=True,
+        )
     out.write_text(json.dumps(report))
 
 
 def _outcome(test: Any) -> dict[str, Any]:
     stats = test.get_stats()
     n_run = stats.get("testcases_run", stats["testcases"])
-    return {"n_cases": int(stats.get("after_filtering", n_run)),
-            "n_failed": int(len(test.fail_idxs())), "fail_rate": stats.get("fail_rate")}
+    return {
+        "n_cases": int(stats.get("after_filtering", n_run)),
+        "n_failed": int(len(test.fail_idxs())),
+        "fail_rate": stats.get("fail_rate"),
+    }
 
 
 # -- measuring a subprocess ---------------------------------------------------------------
@@ -192,11 +209,27 @@ def measured(cmd: list[str], log: Path, ok: Callable[[int], bool]) -> dict[str, 
     return {"wall_s": wall, "peak_rss_mib": peak / 2**20, "exit_code": rc}
 
 
-def suite_command(specs: list[ModelSpec], sample: int | None, workers: int, cache: Path,
-                  results: Path) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", "tests_behavioral", "-m", "checklist",
-           "-n", str(workers), "-q", "-p", "no:cacheprovider", "--no-header",
-           "--nlp-prediction-cache", str(cache), "--nlp-results", str(results)]
+def suite_command(
+    specs: list[ModelSpec], sample: int | None, workers: int, cache: Path, results: Path
+) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests_behavioral",
+        "-m",
+        "checklist",
+        "-n",
+        str(workers),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--no-header",
+        "--nlp-prediction-cache",
+        str(cache),
+        "--nlp-results",
+        str(results),
+    ]
     if sample is not None:
         cmd += ["--nlp-sample", str(sample), "--nlp-seed", "1"]
     if len(specs) < len(suite_models(None)):
@@ -207,8 +240,9 @@ def suite_command(specs: list[ModelSpec], sample: int | None, workers: int, cach
 
 def engine_totals(results: Path) -> dict[str, Any]:
     engine = json.loads(results.read_text()).get("engine", [])
-    totals: dict[str, Any] = {k: sum(r[k] for r in engine)
-                              for k in ("forward_passes", "cache_hits", "unique_inputs")}
+    totals: dict[str, Any] = {
+        k: sum(r[k] for r in engine) for k in ("forward_passes", "cache_hits", "unique_inputs")
+    }
     # One record per model and worker that predicted it: more than one means the model's
     # items were spread over workers, each predicting (part of) the same inputs again.
     workers: dict[str, int] = {}
@@ -227,24 +261,42 @@ def disagreements(reference: dict[str, Any], results: Path) -> tuple[int, list[s
         ref = reference["models"][f"{r['dataset']}-{r['model']}"]["tests"][r["test"]]
         ours = {"n_cases": r["n_cases"], "n_failed": r["n_failed"], "fail_rate": r["fail_rate"]}
         if ref != ours:
-            differ.append(f"{r['suite']}/{r['test']}/{r['dataset']}/{r['model']}: "
-                          f"reference {ref} vs suite {ours}")
+            differ.append(
+                f"{r['suite']}/{r['test']}/{r['dataset']}/{r['model']}: "
+                f"reference {ref} vs suite {ours}"
+            )
     return len(records), differ
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sample", type=int, default=None,
-                        help="N sampled cases per test (n=N, seed=1 on both sides); "
-                             "default: the full suites")
-    parser.add_argument("--models", nargs="+", default=None, metavar="KEY",
-                        help="subset of models by key, e.g. sst2-bert qqp-albert")
-    parser.add_argument("--workers", type=int, default=2,
-                        help="xdist workers of the suite (0: one process, as the reference)")
-    parser.add_argument("--pipeline-batch-size", type=int, default=CHUNK,
-                        help="reference pipeline's batch size within a chunk of 128 (default: "
-                             "the whole chunk, as the seed's 2020 pipelines; 1: today's "
-                             "pipeline called on a list without batch_size)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="N sampled cases per test (n=N, seed=1 on both sides); default: the full suites",
+    )
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=None,
+        metavar="KEY",
+        help="subset of models by key, e.g. sst2-bert qqp-albert",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="xdist workers of the suite (0: one process, as the reference)",
+    )
+    parser.add_argument(
+        "--pipeline-batch-size",
+        type=int,
+        default=CHUNK,
+        help="reference pipeline's batch size within a chunk of 128 (default: "
+        "the whole chunk, as the seed's 2020 pipelines; 1: today's "
+        "pipeline called on a list without batch_size)",
+    )
     parser.add_argument("--output", type=Path, default=REPO / "reports" / "benchmark.json")
     parser.add_argument("--reference-json", type=Path, help=argparse.SUPPRESS)  # internal
     args = parser.parse_args(argv)
@@ -258,19 +310,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     ensure_zoo()  # built once, outside every timing
     cores = os.cpu_count() or 1
     device = "cuda" if _cuda_available() else "cpu"
-    threads = (f"every core, none oversubscribed ({cores} cores, {device}): reference 1 process x "
-               f"{cores} torch threads; suite {args.workers} xdist workers x "
-               f"{max(1, cores // max(1, args.workers))} threads "
-               "(nlp_gate.engine.predictor.cpu_threads; -n 0: one process)")
-    print(f"bench_checklist: {len(specs)} models, sample={args.sample or 'all'}, seed=1, "
-          f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}")
+    threads = (
+        f"every core, none oversubscribed ({cores} cores, {device}): reference 1 process x "
+        f"{cores} torch threads; suite {args.workers} xdist workers x "
+        f"{max(1, cores // max(1, args.workers))} threads "
+        "(nlp_gate.engine.predictor.cpu_threads; -n 0: one process)"
+    )
+    print(
+        f"bench_checklist: {len(specs)} models, sample={args.sample or 'all'}, seed=1, "
+        f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}"
+    )
     print(f"thread policy: {threads}")
     load_before = os.getloadavg()[0]
     if load_before > cores / 2:
         # Other processes steal cores; multi-threaded torch then slows down far more than
         # in proportion (spinning OpenMP threads), which distorts the a/b ratio.
-        print(f"warning: the machine is busy (1-min load {load_before:.1f} on {cores} cores); "
-              "timings are only comparable on an otherwise idle machine")
+        print(
+            f"warning: the machine is busy (1-min load {load_before:.1f} on {cores} cores); "
+            "timings are only comparable on an otherwise idle machine"
+        )
 
     with tempfile.TemporaryDirectory(prefix="bench-checklist-") as tmp:
         work = Path(tmp)
@@ -278,9 +336,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("(a) CheckList reference path ...", flush=True)
         keys = ["--models", *[m.key for m in specs]]
         sample = ["--sample", str(args.sample)] if args.sample is not None else []
-        a = measured([sys.executable, __file__, "--reference-json", str(ref_json), *keys,
-                      *sample, "--pipeline-batch-size", str(args.pipeline_batch_size)],
-                     work / "reference.log", ok=lambda rc: rc == 0)
+        a = measured(
+            [
+                sys.executable,
+                __file__,
+                "--reference-json",
+                str(ref_json),
+                *keys,
+                *sample,
+                "--pipeline-batch-size",
+                str(args.pipeline_batch_size),
+            ],
+            work / "reference.log",
+            ok=lambda rc: rc == 0,
+        )
         reference = json.loads(ref_json.read_text())
         runs: dict[str, dict[str, Any]] = {}
         for phase in ("cold", "warm"):
@@ -288,25 +357,43 @@ def main(argv: Sequence[str] | None = None) -> None:
             results = work / f"results-{phase}.json"
             # Exit code 1 = some gates failed: expected, the gates are not what is timed.
             runs[phase] = measured(
-                suite_command(specs, args.sample, args.workers, work / "predictions.sqlite",
-                              results), work / f"suite-{phase}.log", ok=lambda rc: rc in (0, 1))
+                suite_command(
+                    specs, args.sample, args.workers, work / "predictions.sqlite", results
+                ),
+                work / f"suite-{phase}.log",
+                ok=lambda rc: rc in (0, 1),
+            )
             runs[phase].update(engine_totals(results))
         disagreement = disagreements(reference, work / "results-cold.json")
 
     body = summarize(a, reference, runs, *disagreement)
-    body.update({"command": " ".join(["benchmarks/bench_checklist.py", *(argv or sys.argv[1:])]),
-                 "models": [m.key for m in specs], "sample": args.sample, "seed": 1,
-                 "workers": args.workers, "cores": cores, "device": device,
-                 "pipeline_chunk": CHUNK, "pipeline_batch_size": args.pipeline_batch_size,
-                 "thread_policy": threads,
-                 "load_average": {"before": load_before, "after": os.getloadavg()[0]}})
+    body.update(
+        {
+            "command": " ".join(["benchmarks/bench_checklist.py", *(argv or sys.argv[1:])]),
+            "models": [m.key for m in specs],
+            "sample": args.sample,
+            "seed": 1,
+            "workers": args.workers,
+            "cores": cores,
+            "device": device,
+            "pipeline_chunk": CHUNK,
+            "pipeline_batch_size": args.pipeline_batch_size,
+            "thread_policy": threads,
+            "load_average": {"before": load_before, "after": os.getloadavg()[0]},
+        }
+    )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(body, indent=2) + "\n")
     print(f"written: {args.output}")
 
 
-def summarize(a: dict[str, Any], reference: dict[str, Any], runs: dict[str, dict[str, Any]],
-              compared: int, differ: list[str]) -> dict[str, Any]:
+def summarize(
+    a: dict[str, Any],
+    reference: dict[str, Any],
+    runs: dict[str, dict[str, Any]],
+    compared: int,
+    differ: list[str],
+) -> dict[str, Any]:
     """Print the figures against the issue's targets; return them for benchmark.json."""
     model_calls = sum(m["model_calls"] for m in reference["models"].values())
     unique = sum(m["unique_inputs"] for m in reference["models"].values())
@@ -327,37 +414,65 @@ def summarize(a: dict[str, Any], reference: dict[str, Any], runs: dict[str, dict
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         return f"  {name:<44}{value:>16}  {target:<10}{verdict}"
 
-    print(f"\n(a) reference: {a['wall_s']:8.1f} s  peak RSS {a['peak_rss_mib']:7.0f} MiB  "
-          f"{model_calls} model calls, {unique} unique inputs "
-          f"(suite decoding {reference['decode_s']:.1f} s)")
+    print(
+        f"\n(a) reference: {a['wall_s']:8.1f} s  peak RSS {a['peak_rss_mib']:7.0f} MiB  "
+        f"{model_calls} model calls, {unique} unique inputs "
+        f"(suite decoding {reference['decode_s']:.1f} s)"
+    )
     for phase, r in runs.items():
-        print(f"(b) {phase:<9}: {r['wall_s']:8.1f} s  peak RSS {r['peak_rss_mib']:7.0f} MiB  "
-              f"{r['forward_passes']} forward passes, {r['cache_hits']} cache hits")
+        print(
+            f"(b) {phase:<9}: {r['wall_s']:8.1f} s  peak RSS {r['peak_rss_mib']:7.0f} MiB  "
+            f"{r['forward_passes']} forward passes, {r['cache_hits']} cache hits"
+        )
     print("\nfigures")
-    print(row("wall-time ratio a/b (cold)", f"{figures['speedup']:.1f}x", ">= 5x",
-              met["speedup"]))
-    print(row("forward passes / unique inputs (cold)",
-              f"{cold['forward_passes']}/{unique} = {figures['forward_per_unique']:.3f}",
-              "<= 1.05", met["forward_per_unique"]))
-    print(row("warm / cold wall time", f"{100 * figures['warm_over_cold']:.1f}%", "<= 5%",
-              met["warm_over_cold"]))
-    print(row("peak RSS a / b cold / b warm (MiB)",
-              f"{a['peak_rss_mib']:.0f} / {cold['peak_rss_mib']:.0f} / "
-              f"{warm['peak_rss_mib']:.0f}", "(tree sum)"))
+    print(row("wall-time ratio a/b (cold)", f"{figures['speedup']:.1f}x", ">= 5x", met["speedup"]))
+    print(
+        row(
+            "forward passes / unique inputs (cold)",
+            f"{cold['forward_passes']}/{unique} = {figures['forward_per_unique']:.3f}",
+            "<= 1.05",
+            met["forward_per_unique"],
+        )
+    )
+    print(
+        row(
+            "warm / cold wall time",
+            f"{100 * figures['warm_over_cold']:.1f}%",
+            "<= 5%",
+            met["warm_over_cold"],
+        )
+    )
+    print(
+        row(
+            "peak RSS a / b cold / b warm (MiB)",
+            f"{a['peak_rss_mib']:.0f} / {cold['peak_rss_mib']:.0f} / {warm['peak_rss_mib']:.0f}",
+            "(tree sum)",
+        )
+    )
     print(row("largest single process (getrusage)", f"{largest:.0f} MiB", ""))
     if cold["split_models"]:
-        print(f"\nwarning: models predicted on more than one xdist worker (their items were not "
-              f"kept together by --dist loadgroup): {cold['split_models']}")
+        print(
+            f"\nwarning: models predicted on more than one xdist worker (their items were not "
+            f"kept together by --dist loadgroup): {cold['split_models']}"
+        )
     print(f"\nfail rates: {compared - len(differ)} of {compared} items identical on both sides")
     for line in differ[:10]:
         print(f"  differs: {line}")
     return {
-        "reference": {**a, "model_calls": model_calls, "unique_inputs": unique,
-                      "decode_s": reference["decode_s"],
-                      "models": {k: {f: v[f] for f in ("load_s", "run_s", "model_calls",
-                                                         "unique_inputs")}
-                                 for k, v in reference["models"].items()}},
-        "suite": runs, "figures": figures, "targets": TARGETS, "met": met,
+        "reference": {
+            **a,
+            "model_calls": model_calls,
+            "unique_inputs": unique,
+            "decode_s": reference["decode_s"],
+            "models": {
+                k: {f: v[f] for f in ("load_s", "run_s", "model_calls", "unique_inputs")}
+                for k, v in reference["models"].items()
+            },
+        },
+        "suite": runs,
+        "figures": figures,
+        "targets": TARGETS,
+        "met": met,
         "largest_process_rss_mib": largest,
         "fail_rates": {"items": compared, "differ": differ},
     }

@@ -76,13 +76,20 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         batched = minilm._embed_batched(sentences)
         batched_s = time.perf_counter() - started
-        gap = max(abs(float(alone[index[a]] @ alone[index[b]])
-                      - float(batched[index[a]] @ batched[index[b]])) for a, b in chosen)
+        gap = max(
+            abs(
+                float(alone[index[a]] @ alone[index[b]])
+                - float(batched[index[a]] @ batched[index[b]])
+            )
+            for a, b in chosen
+        )
         rows = float(np.abs(alone - batched).max())
         worst = max(worst, gap)
-        print(f"batches of {size:3d}: largest cosine difference {gap:.2e}, row {rows:.2e}; "
-              f"alone {alone_s:.1f} s, batched {batched_s:.1f} s "
-              f"({len(sentences)} sentences, {len(chosen)} pairs)")
+        print(
+            f"batches of {size:3d}: largest cosine difference {gap:.2e}, row {rows:.2e}; "
+            f"alone {alone_s:.1f} s, batched {batched_s:.1f} s "
+            f"({len(sentences)} sentences, {len(chosen)} pairs)"
+        )
     print(f"ERROR = {minilm.ERROR:.3e}: headroom {minilm.ERROR / max(worst, 1e-30):.0f}x")
     return 0 if worst < minilm.ERROR / 10 else 1
 

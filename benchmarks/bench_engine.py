@@ -54,13 +54,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from bench_checklist import (
+from bench_checklist import (  # noqa: E402  # found through the sys.path line above
     decoded_suites,
     measured,
     suite_command,
     suite_models,
 )
-from nlp_gate.config.profiles import ModelSpec
+
+from nlp_gate.config.profiles import ModelSpec  # noqa: E402  # after the sys.path line, as above
 
 VARIANTS = ("bare", "engine", "ort", "engine-onnx")
 # A child that only makes the engine's export (``--nlp-backend onnx``'s first run of a
@@ -104,8 +105,9 @@ def _texts(inputs: Sequence[Hashable]) -> tuple[list[str], list[str] | None]:
     return [str(x) for x in inputs], None
 
 
-def bare_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int
-                 ) -> tuple[np.ndarray, dict[str, list[list[int]]]]:
+def bare_batches(
+    tokenizer: Any, inputs: Sequence[Hashable], max_length: int
+) -> tuple[np.ndarray, dict[str, list[list[int]]]]:
     """The inputs tokenized once (truncated, unpadded) and their stable length order: the
     engine's batches, computed the way a bare loop would."""
     first, second = _texts(inputs)
@@ -129,8 +131,9 @@ class Clock:
         self.figures[f"{name}_cpu_s"] = time.process_time() - cpu
 
 
-def run_bare(location: str, inputs: Sequence[Hashable], order_of: list[int], threads: int,
-             clock: Clock) -> np.ndarray:
+def run_bare(
+    location: str, inputs: Sequence[Hashable], order_of: list[int], threads: int, clock: Clock
+) -> np.ndarray:
     """(a): the checkpoint as transformers loads it, in a bare torch loop."""
     with clock.phase("load"):
         import torch
@@ -148,19 +151,27 @@ def run_bare(location: str, inputs: Sequence[Hashable], order_of: list[int], thr
         out = np.empty((len(inputs), len(order_of)), dtype=np.float32)
         with torch.inference_mode():
             for i in range(0, len(order), BATCH):
-                idx = order[i:i + BATCH]
-                batch = tokenizer.pad({k: [v[j] for j in idx] for k, v in enc.items()},
-                                      return_tensors="pt")
+                idx = order[i : i + BATCH]
+                batch = tokenizer.pad(
+                    {k: [v[j] for j in idx] for k, v in enc.items()}, return_tensors="pt"
+                )
                 out[idx] = model(**batch).logits.softmax(-1)[:, order_of].numpy()
     return out
 
 
-def run_ort(location: str, inputs: Sequence[Hashable], order_of: list[int], threads: int,
-            work: Path, clock: Clock) -> np.ndarray:
+def run_ort(
+    location: str,
+    inputs: Sequence[Hashable],
+    order_of: list[int],
+    threads: int,
+    work: Path,
+    clock: Clock,
+) -> np.ndarray:
     """(c): the checkpoint as transformers loads it, exported, in a bare ORT loop."""
     with clock.phase("load"):
-        from nlp_gate.engine.onnx_backend import OnnxModel, export
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from nlp_gate.engine.onnx_backend import OnnxModel, export
 
         tokenizer = AutoTokenizer.from_pretrained(location)
         tokenizer.deprecation_warnings["Asking-to-pad-a-fast-tokenizer"] = True
@@ -174,24 +185,31 @@ def run_ort(location: str, inputs: Sequence[Hashable], order_of: list[int], thre
         order, enc = bare_batches(tokenizer, inputs, max_length)
         out = np.empty((len(inputs), len(order_of)), dtype=np.float32)
         for i in range(0, len(order), BATCH):
-            idx = order[i:i + BATCH]
-            batch = tokenizer.pad({k: [v[j] for j in idx] for k, v in enc.items()},
-                                  return_tensors="np")
-            out[idx] = session.probabilities({k: v.astype(np.int64) for k, v in batch.items()}
-                                             )[:, order_of]
+            idx = order[i : i + BATCH]
+            batch = tokenizer.pad(
+                {k: [v[j] for j in idx] for k, v in enc.items()}, return_tensors="np"
+            )
+            out[idx] = session.probabilities({k: v.astype(np.int64) for k, v in batch.items()})[
+                :, order_of
+            ]
     return out
 
 
-def run_engine(spec: ModelSpec, location: str, inputs: Sequence[Hashable], backend: str,
-               work: Path, clock: Clock) -> np.ndarray:
+def run_engine(
+    spec: ModelSpec,
+    location: str,
+    inputs: Sequence[Hashable],
+    backend: str,
+    work: Path,
+    clock: Clock,
+) -> np.ndarray:
     """(b) and (d): the plugin's engine, cold."""
     with clock.phase("load"):
         from nlp_gate.engine.batching import Encodings
         from nlp_gate.engine.loading import load_classifier
         from nlp_gate.engine.predictor import LoadOptions
 
-        options = LoadOptions(device="cpu", cache=None, backend=backend,
-                              export_dir=work / "onnx")
+        options = LoadOptions(device="cpu", cache=None, backend=backend, export_dir=work / "onnx")
         # As the plugin's session makes it with the prediction cache off: memory only.
         classifier = load_classifier(spec, location, options, encodings=Encodings())
     with clock.phase("pass"):
@@ -214,31 +232,58 @@ def child(variant: str, key: str, inputs_file: Path, out: Path) -> None:
     elif variant == "ort":
         probs = run_ort(location, inputs, order_of, cpu_threads(), out, clock)
     else:
-        probs = run_engine(spec, location, [] if variant == EXPORT else inputs,
-                           "torch" if variant == "engine" else "onnx", out, clock)
+        probs = run_engine(
+            spec,
+            location,
+            [] if variant == EXPORT else inputs,
+            "torch" if variant == "engine" else "onnx",
+            out,
+            clock,
+        )
     np.save(out / f"{variant}.npy", probs)
     (out / f"{variant}.json").write_text(json.dumps(clock.figures))
 
 
-def spawn(variant: str, spec: ModelSpec, inputs_file: Path, work: Path,
-          env: dict[str, str]) -> dict[str, Any]:
+def spawn(
+    variant: str, spec: ModelSpec, inputs_file: Path, work: Path, env: dict[str, str]
+) -> dict[str, Any]:
     """Run one variant in a child; its wall time, peak RSS and its own figures."""
-    cmd = [sys.executable, __file__, "--child", variant, "--model", spec.key,
-           "--inputs", str(inputs_file), "--out", str(work)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        variant,
+        "--model",
+        spec.key,
+        "--inputs",
+        str(inputs_file),
+        "--out",
+        str(work),
+    ]
     start = time.perf_counter()
     with (work / f"{variant}.log").open("w") as log:
-        pid = os.posix_spawn(cmd[0], cmd, env,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, log.fileno(), 1),
-                                           (os.POSIX_SPAWN_DUP2, log.fileno(), 2)])
+        pid = os.posix_spawn(
+            cmd[0],
+            cmd,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, log.fileno(), 1),
+                (os.POSIX_SPAWN_DUP2, log.fileno(), 2),
+            ],
+        )
     _, status, usage = os.wait4(pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         tail = "".join((work / f"{variant}.log").read_text().splitlines(keepends=True)[-30:])
         raise SystemExit(f"{tail}\n{' '.join(cmd)} failed (log above)")
     figures = json.loads((work / f"{variant}.json").read_text())
-    return {**figures, "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-            "peak_rss_mib": usage.ru_maxrss / 1024,  # KiB on Linux
-            "probs": np.load(work / f"{variant}.npy")}
+    return {
+        **figures,
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mib": usage.ru_maxrss / 1024,  # KiB on Linux
+        "probs": np.load(work / f"{variant}.npy"),
+    }
 
 
 # -- CheckList outcomes from a variant's probabilities --------------------------------------
@@ -262,15 +307,17 @@ def outcomes(spec: ModelSpec, load: Workload, probs: np.ndarray) -> dict[str, An
 
 def changes(reference: dict[str, Any], other: dict[str, Any]) -> tuple[int, int]:
     """Cases whose pass/fail differs, and tests whose fail count differs."""
-    cases = sum(a != b for name in reference
-                for a, b in zip(reference[name].passed, other[name].passed))
+    cases = sum(
+        a != b for name in reference for a, b in zip(reference[name].passed, other[name].passed)
+    )
     tests = sum(reference[name].n_failed != other[name].n_failed for name in reference)
     return cases, tests
 
 
 # -- the parent ------------------------------------------------------------------------------
-def bench_model(spec: ModelSpec, suite: Any, limit: int | None, work: Path,
-                env: dict[str, str]) -> dict[str, Any]:
+def bench_model(
+    spec: ModelSpec, suite: Any, limit: int | None, work: Path, env: dict[str, str]
+) -> dict[str, Any]:
     load = workload(suite, limit)
     inputs_file = work / "inputs.json"
     inputs_file.write_text(json.dumps(load.inputs))
@@ -285,69 +332,105 @@ def bench_model(spec: ModelSpec, suite: Any, limit: int | None, work: Path,
     for variant, run in runs.items():
         run["max_dp"] = float(np.abs(probs[variant] - probs["bare"]).max())
         run["changed_cases"], run["changed_tests"] = (
-            (0, 0) if variant == "bare" else changes(reference, outcomes(spec, load,
-                                                                          probs[variant])))
+            (0, 0)
+            if variant == "bare"
+            else changes(reference, outcomes(spec, load, probs[variant]))
+        )
         run["ratio"] = run["pass_s"] / runs["bare"]["pass_s"]
         run["cpu_ratio"] = run["pass_cpu_s"] / runs["bare"]["pass_cpu_s"]
-    return {"inputs": len(load.inputs), "tests_compared": len(load.tests),
-            "tests": load.all_tests, "variants": runs, "export": export}
+    return {
+        "inputs": len(load.inputs),
+        "tests_compared": len(load.tests),
+        "tests": load.all_tests,
+        "variants": runs,
+        "export": export,
+    }
 
 
 def print_table(key: str, result: dict[str, Any]) -> None:
     export = result["export"]
-    print(f"\n{key}: {result['inputs']} unique inputs; CheckList outcomes compared on "
-          f"{result['tests_compared']} of {result['tests']} tests; the engine's ONNX export "
-          f"(first run of a checkpoint only): {export['load_s']:.1f} s, peak RSS "
-          f"{export['peak_rss_mib']:.0f} MiB")
-    print(f"  {'variant':<12}{'load s':>8}{'pass s':>8}{'inputs/s':>9}{'pass CPU s':>11}"
-          f"{'wall s':>8}{'peak RSS MiB':>13}{'max |dp| vs a':>14}{'changed cases/tests':>20}"
-          f"{'pass / a':>9}{'CPU / a':>8}")
+    print(
+        f"\n{key}: {result['inputs']} unique inputs; CheckList outcomes compared on "
+        f"{result['tests_compared']} of {result['tests']} tests; the engine's ONNX export "
+        f"(first run of a checkpoint only): {export['load_s']:.1f} s, peak RSS "
+        f"{export['peak_rss_mib']:.0f} MiB"
+    )
+    print(
+        f"  {'variant':<12}{'load s':>8}{'pass s':>8}{'inputs/s':>9}{'pass CPU s':>11}"
+        f"{'wall s':>8}{'peak RSS MiB':>13}{'max |dp| vs a':>14}{'changed cases/tests':>20}"
+        f"{'pass / a':>9}{'CPU / a':>8}"
+    )
     for variant, r in result["variants"].items():
-        print(f"  {variant:<12}{r['load_s']:>8.1f}{r['pass_s']:>8.1f}"
-              f"{result['inputs'] / r['pass_s']:>9.0f}{r['pass_cpu_s']:>11.1f}"
-              f"{r['wall_s']:>8.1f}{r['peak_rss_mib']:>13.0f}{r['max_dp']:>14.1e}"
-              f"{r['changed_cases']:>12} / {r['changed_tests']:<5}{r['ratio']:>9.2f}"
-              f"{r['cpu_ratio']:>8.2f}")
+        print(
+            f"  {variant:<12}{r['load_s']:>8.1f}{r['pass_s']:>8.1f}"
+            f"{result['inputs'] / r['pass_s']:>9.0f}{r['pass_cpu_s']:>11.1f}"
+            f"{r['wall_s']:>8.1f}{r['peak_rss_mib']:>13.0f}{r['max_dp']:>14.1e}"
+            f"{r['changed_cases']:>12} / {r['changed_tests']:<5}{r['ratio']:>9.2f}"
+            f"{r['cpu_ratio']:>8.2f}"
+        )
 
 
-def checklist_run(specs: list[ModelSpec], results: dict[str, Any], work: Path,
-                  env: dict[str, str]) -> dict[str, Any]:
+def checklist_run(
+    specs: list[ModelSpec], results: dict[str, Any], work: Path, env: dict[str, str]
+) -> dict[str, Any]:
     """The cold ``pytest -m checklist`` run of ``specs`` (one process, a fresh prediction
     cache, the children's threads) against the bare loop over the same, full workload."""
     print("\ncold pytest -m checklist ...", flush=True)
     os.environ.update(env)  # measured() starts it with this process's environment
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    run = measured(suite_command(specs, None, 0, work / "cold.sqlite", work / "results.json"),
-                   work / "checklist.log", ok=lambda rc: rc in (0, 1))
+    run = measured(
+        suite_command(specs, None, 0, work / "cold.sqlite", work / "results.json"),
+        work / "checklist.log",
+        ok=lambda rc: rc in (0, 1),
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     run["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    bare = {k: sum(r["variants"]["bare"][k] for r in results.values())
-            for k in ("wall_s", "cpu_s", "pass_s", "pass_cpu_s")}
-    print(f"cold pytest -m checklist: {run['wall_s']:.1f} s wall, {run['cpu_s']:.1f} s CPU, "
-          f"peak RSS {run['peak_rss_mib']:.0f} MiB (process tree)")
-    print(f"bare loop (a), whole processes: {bare['wall_s']:.1f} s wall, {bare['cpu_s']:.1f} s "
-          f"CPU; its passes alone: {bare['pass_s']:.1f} s wall, {bare['pass_cpu_s']:.1f} s CPU")
-    print(f"ratio, cold run / bare processes: {run['wall_s'] / bare['wall_s']:.2f} wall, "
-          f"{run['cpu_s'] / bare['cpu_s']:.2f} CPU")
+    bare = {
+        k: sum(r["variants"]["bare"][k] for r in results.values())
+        for k in ("wall_s", "cpu_s", "pass_s", "pass_cpu_s")
+    }
+    print(
+        f"cold pytest -m checklist: {run['wall_s']:.1f} s wall, {run['cpu_s']:.1f} s CPU, "
+        f"peak RSS {run['peak_rss_mib']:.0f} MiB (process tree)"
+    )
+    print(
+        f"bare loop (a), whole processes: {bare['wall_s']:.1f} s wall, {bare['cpu_s']:.1f} s "
+        f"CPU; its passes alone: {bare['pass_s']:.1f} s wall, {bare['pass_cpu_s']:.1f} s CPU"
+    )
+    print(
+        f"ratio, cold run / bare processes: {run['wall_s'] / bare['wall_s']:.2f} wall, "
+        f"{run['cpu_s'] / bare['cpu_s']:.2f} CPU"
+    )
     return {**run, "bare": bare}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", nargs="+", default=None, metavar="DATASET/MODEL",
-                        help="zoo models, e.g. sst2/bert (default: the 10 that the "
-                             "CheckList suites run on)")
-    parser.add_argument("--limit", type=int, default=None,
-                        help="the first N unique inputs of each model's workload")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="intra-op threads of each process (default: every core); given, "
-                             "every child sees the plugin's thread policy of a run with "
-                             "cores/threads xdist workers")
-    parser.add_argument("--checklist-run", action="store_true",
-                        help="also time the cold pytest -m checklist run of the models "
-                             "(needs the full workload: no --limit)")
-    parser.add_argument("--output", type=Path,
-                        default=REPO / "reports" / "benchmark-engine.json")
+    parser.add_argument(
+        "--model",
+        nargs="+",
+        default=None,
+        metavar="DATASET/MODEL",
+        help="zoo models, e.g. sst2/bert (default: the 10 that the CheckList suites run on)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="the first N unique inputs of each model's workload"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="intra-op threads of each process (default: every core); given, "
+        "every child sees the plugin's thread policy of a run with "
+        "cores/threads xdist workers",
+    )
+    parser.add_argument(
+        "--checklist-run",
+        action="store_true",
+        help="also time the cold pytest -m checklist run of the models "
+        "(needs the full workload: no --limit)",
+    )
+    parser.add_argument("--output", type=Path, default=REPO / "reports" / "benchmark-engine.json")
     parser.add_argument("--child", choices=(*VARIANTS, EXPORT), help=argparse.SUPPRESS)
     parser.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -370,29 +453,39 @@ def main(argv: Sequence[str] | None = None) -> None:
         env["PYTEST_XDIST_WORKER_COUNT"] = str(max(1, (os.cpu_count() or 1) // args.threads))
     threads = max(1, (os.cpu_count() or 1) // int(env.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     load_before = os.getloadavg()
-    print(f"bench_engine: {len(specs)} models, limit={args.limit or 'none'}, batch {BATCH}, "
-          f"{threads} intra-op threads per process, {os.cpu_count()} cores; load average "
-          f"(1, 5, 15 min) at start: {', '.join(f'{x:.2f}' for x in load_before)}")
+    print(
+        f"bench_engine: {len(specs)} models, limit={args.limit or 'none'}, batch {BATCH}, "
+        f"{threads} intra-op threads per process, {os.cpu_count()} cores; load average "
+        f"(1, 5, 15 min) at start: {', '.join(f'{x:.2f}' for x in load_before)}"
+    )
     suites = decoded_suites(specs)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
         for spec in specs:
             work = Path(tmp) / spec.key
             work.mkdir()
-            results[spec.key] = bench_model(spec, suites[spec.task.suite], args.limit, work,
-                                            env)
+            results[spec.key] = bench_model(spec, suites[spec.task.suite], args.limit, work, env)
             print_table(f"{spec.dataset}/{spec.name}", results[spec.key])
-        checklist = (checklist_run(specs, results, Path(tmp), env) if args.checklist_run
-                     else None)
+        checklist = checklist_run(specs, results, Path(tmp), env) if args.checklist_run else None
     load_after = os.getloadavg()
     print(f"\nload average (1, 5, 15 min) at end: {', '.join(f'{x:.2f}' for x in load_after)}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({
-        "command": " ".join(["benchmarks/bench_engine.py", *(argv or sys.argv[1:])]),
-        "threads": threads, "cores": os.cpu_count(), "batch_size": BATCH,
-        "limit": args.limit, "load_average": {"start": load_before, "end": load_after},
-        "models": results, "checklist_run": checklist,
-    }, indent=2) + "\n")
+    args.output.write_text(
+        json.dumps(
+            {
+                "command": " ".join(["benchmarks/bench_engine.py", *(argv or sys.argv[1:])]),
+                "threads": threads,
+                "cores": os.cpu_count(),
+                "batch_size": BATCH,
+                "limit": args.limit,
+                "load_average": {"start": load_before, "end": load_after},
+                "models": results,
+                "checklist_run": checklist,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"written: {args.output}")
 
 

@@ -52,15 +52,29 @@ def has_avx512() -> bool:
         return False
 
 
-def run(setting: str, folder: Path, marker: str | None, sample: int | None,
-        workers: int) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in KERNEL_VARIABLES and not k.startswith("PYTEST_")}
+def run(
+    setting: str, folder: Path, marker: str | None, sample: int | None, workers: int
+) -> dict[str, Any]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in KERNEL_VARIABLES and not k.startswith("PYTEST_")
+    }
     env.update(SETTINGS[setting])
     results, cache = folder / f"{setting}.json", folder / f"{setting}.sqlite"
-    command = [sys.executable, "-m", "pytest", "tests_behavioral", "-p", "no:cacheprovider",
-               "-q", "-n", str(workers), f"--nlp-prediction-cache={cache}",
-               f"--nlp-results={results}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests_behavioral",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-n",
+        str(workers),
+        f"--nlp-prediction-cache={cache}",
+        f"--nlp-results={results}",
+    ]
     if marker:
         command += ["-m", marker]
     if sample:
@@ -68,13 +82,28 @@ def run(setting: str, folder: Path, marker: str | None, sample: int | None,
     start = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
-    verdict = next((line for line in reversed(done.stdout.splitlines())
-                    if line.startswith("release gate")), "(no verdict line)")
-    summary = next((line.strip("= ") for line in reversed(done.stdout.splitlines())
-                    if " in " in line and ("passed" in line or "failed" in line)), "")
+    verdict = next(
+        (line for line in reversed(done.stdout.splitlines()) if line.startswith("release gate")),
+        "(no verdict line)",
+    )
+    summary = next(
+        (
+            line.strip("= ")
+            for line in reversed(done.stdout.splitlines())
+            if " in " in line and ("passed" in line or "failed" in line)
+        ),
+        "",
+    )
     data = json.loads(results.read_text()) if results.is_file() else {}
-    return {"setting": setting, "exit": done.returncode, "wall": wall, "verdict": verdict,
-            "summary": summary, "data": data, "cache": cache}
+    return {
+        "setting": setting,
+        "exit": done.returncode,
+        "wall": wall,
+        "verdict": verdict,
+        "summary": summary,
+        "data": data,
+        "cache": cache,
+    }
 
 
 def probabilities(cache: Path) -> dict[tuple[str, str], np.ndarray]:
@@ -96,8 +125,10 @@ def misses(data: dict[str, Any]) -> int:
 
 def checklist_outcomes(data: dict[str, Any]) -> dict[str, Any]:
     """Each CheckList record's failed count (released and native tests)."""
-    return {"/".join(str(r.get(k)) for k in ("suite", "test", "dataset", "model")): r["n_failed"]
-            for r in data.get("records", [])}
+    return {
+        "/".join(str(r.get(k)) for k in ("suite", "test", "dataset", "model")): r["n_failed"]
+        for r in data.get("records", [])
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,8 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-m", dest="marker", default=None, help="pytest -m expression")
     parser.add_argument("--sample", type=int, default=None, help="--nlp-sample N")
     parser.add_argument("--workers", type=int, default=2, help="pytest -n (default 2)")
-    parser.add_argument("--settings", nargs="+", choices=list(SETTINGS),
-                        default=["native", "default", "avx2", "avx512"])
+    parser.add_argument(
+        "--settings",
+        nargs="+",
+        choices=list(SETTINGS),
+        default=["native", "default", "avx2", "avx512"],
+    )
     args = parser.parse_args(argv)
     settings = [s for s in args.settings if s != "avx512" or has_avx512()]
     with tempfile.TemporaryDirectory(prefix="bench-kernels-") as tmp:
@@ -114,17 +149,21 @@ def main(argv: list[str] | None = None) -> int:
         base = runs[0]
         base_p = probabilities(base["cache"])
         base_outcomes = checklist_outcomes(base["data"])
-        print(f"{'setting':<8} {'exit':>4} {'wall s':>7} {'records':>7} {'misses':>6} "
-              f"{'max |dp|':>9} {'inputs':>8} {'changed':>7}  verdict")
+        print(
+            f"{'setting':<8} {'exit':>4} {'wall s':>7} {'records':>7} {'misses':>6} "
+            f"{'max |dp|':>9} {'inputs':>8} {'changed':>7}  verdict"
+        )
         for r in runs:
             p = probabilities(r["cache"])
             shared = set(p) & set(base_p)
             dp = max((float(np.max(np.abs(p[k] - base_p[k]))) for k in shared), default=0.0)
             outcomes = checklist_outcomes(r["data"])
             changed = sorted(k for k in outcomes if base_outcomes.get(k) != outcomes[k])
-            print(f"{r['setting']:<8} {r['exit']:>4} {r['wall']:>7.1f} {gated(r['data']):>7} "
-                  f"{misses(r['data']):>6} {dp:>9.2e} {len(shared):>8} {len(changed):>7}  "
-                  f"{r['verdict']}")
+            print(
+                f"{r['setting']:<8} {r['exit']:>4} {r['wall']:>7.1f} {gated(r['data']):>7} "
+                f"{misses(r['data']):>6} {dp:>9.2e} {len(shared):>8} {len(changed):>7}  "
+                f"{r['verdict']}"
+            )
             print(f"{'':<8} {r['summary']}")
             for key in changed:
                 print(f"{'':<8} changed: {key}: {base_outcomes.get(key)} -> {outcomes[key]} failed")

@@ -37,13 +37,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "plugins"))  # run from a checkout without the package installed
 
-import torch  # noqa: E402
-import yaml  # noqa: E402
-from nlp_gate.zoo.build import build_zoo  # noqa: E402
-from nlp_gate.zoo.data import DATASETS  # noqa: E402
-from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402
-from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402
-from nlp_gate.zoo.train import encode, epoch_batches  # noqa: E402
+import torch  # noqa: E402  # after the sys.path set-up above
+import yaml  # noqa: E402  # after the sys.path set-up above
+
+from nlp_gate.zoo.build import build_zoo  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.data import DATASETS  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo.train import encode, epoch_batches  # noqa: E402  # after the sys.path set-up above
 
 FLOOR = 0.85  # the zoo's held-out accuracy floor (tests/integration/test_zoo.py)
 
@@ -64,8 +65,9 @@ def padding_share(recipe: Recipe, root: Path) -> dict[str, float]:
         generator = torch.Generator().manual_seed(recipe.seed_for(dataset, "bert"))
         real = padded = 0
         for _ in range(recipe.epochs[dataset]):
-            for batch in epoch_batches(lengths, recipe.batch_size, generator,
-                                       recipe.length_grouping):
+            for batch in epoch_batches(
+                lengths, recipe.batch_size, generator, recipe.length_grouping
+            ):
                 real += sum(lengths[i] for i in batch)
                 padded += len(batch) * max(lengths[i] for i in batch)
         shares[dataset] = round(1 - real / padded, 3)
@@ -82,13 +84,19 @@ def build_variant(recipe: Recipe, calibrated: dict[str, str]) -> dict[str, Any]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         padding = padding_share(recipe, root)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    models = {m.path: {"accuracy": m.accuracy, "train_seconds": m.train_seconds,
-                       "calibrated": calibrated.get(m.path, "-") == m.weights_sha256[
-                           :len(calibrated.get(m.path, "-"))]}
-              for m in card.models}
+    models = {
+        m.path: {
+            "accuracy": m.accuracy,
+            "train_seconds": m.train_seconds,
+            "calibrated": calibrated.get(m.path, "-")
+            == m.weights_sha256[: len(calibrated.get(m.path, "-"))],
+        }
+        for m in card.models
+    }
     return {
         "length_grouping": recipe.length_grouping,
-        "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
         "padding_share": padding,
         "bases": {b.family: {"steps": b.steps, "seconds": b.seconds} for b in card.bases},
         "models": models,
@@ -101,8 +109,10 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     def name(r: dict[str, Any]) -> str:
         return "random" if r["length_grouping"] is None else f"grouped {r['length_grouping']}"
 
-    lines = ["| | " + " | ".join(name(r) for r in results) + " |",
-             "| --- |" + " ---: |" * len(results)]
+    lines = [
+        "| | " + " | ".join(name(r) for r in results) + " |",
+        "| --- |" + " ---: |" * len(results),
+    ]
 
     def row(label: str, cell: Any) -> None:
         lines.append(f"| {label} | " + " | ".join(str(cell(r)) for r in results) + " |")
@@ -110,31 +120,51 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     row("build wall s", lambda r: r["wall_seconds"])
     row("build CPU s", lambda r: r["cpu_seconds"])
     for family in results[0]["bases"]:
-        row(f"{family} base: steps (s)",
-            lambda r, f=family: f"{r['bases'][f]['steps']} ({r['bases'][f]['seconds']})")
+        row(
+            f"{family} base: steps (s)",
+            lambda r, f=family: f"{r['bases'][f]['steps']} ({r['bases'][f]['seconds']})",
+        )
     for dataset in results[0]["padding_share"]:
         row(f"{dataset}: padding", lambda r, d=dataset: f"{100 * r['padding_share'][d]:.0f} %")
     for path in results[0]["models"]:
-        row(f"{path}: accuracy (s)", lambda r, p=path: "{:.3f} ({})".format(
-            r["models"][p]["accuracy"], r["models"][p]["train_seconds"]))
+        row(
+            f"{path}: accuracy (s)",
+            lambda r, p=path: "{:.3f} ({})".format(
+                r["models"][p]["accuracy"], r["models"][p]["train_seconds"]
+            ),
+        )
     row(f"lowest accuracy (floor {FLOOR})", lambda r: f"{r['min_accuracy']:.3f}")
-    row("weights the gates were calibrated on",
-        lambda r: f"{r['calibrated_weights']} of {len(r['models'])}")
+    row(
+        "weights the gates were calibrated on",
+        lambda r: f"{r['calibrated_weights']} of {len(r['models'])}",
+    )
     return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--grouping", nargs="+", default=["none", "50", "8"],
-                        help="variants: none (random batches) or a mega-batch multiple")
-    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS),
-                        help="a part of the zoo (default: all of it)")
+    parser.add_argument(
+        "--grouping",
+        nargs="+",
+        default=["none", "50", "8"],
+        help="variants: none (random batches) or a mega-batch multiple",
+    )
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        choices=sorted(DATASETS),
+        help="a part of the zoo (default: all of it)",
+    )
     parser.add_argument("--thresholds", type=Path, default=REPO / "thresholds.yaml")
-    parser.add_argument("--output", type=Path,
-                        default=REPO / "reports" / "benchmark-zoo-batches.json")
+    parser.add_argument(
+        "--output", type=Path, default=REPO / "reports" / "benchmark-zoo-batches.json"
+    )
     args = parser.parse_args()
-    base = DEFAULT_RECIPE if args.datasets is None else dataclasses.replace(
-        DEFAULT_RECIPE, datasets=tuple(args.datasets))
+    base = (
+        DEFAULT_RECIPE
+        if args.datasets is None
+        else dataclasses.replace(DEFAULT_RECIPE, datasets=tuple(args.datasets))
+    )
     calibrated = calibrated_on(args.thresholds)
     print(f"load average at start: {os.getloadavg()}", flush=True)
     results = []
@@ -147,11 +177,15 @@ def main() -> None:
     print(f"load average at end: {os.getloadavg()}")
     print("\n".join(table(results)))
     ratio = [r["cpu_seconds"] / results[0]["cpu_seconds"] for r in results]
-    print("build CPU against the first variant: " + ", ".join(f"{x:.2f}" for x in ratio)
-          + f" (of {math.fsum(r['cpu_seconds'] for r in results):.0f} CPU s in all)")
+    print(
+        "build CPU against the first variant: "
+        + ", ".join(f"{x:.2f}" for x in ratio)
+        + f" (of {math.fsum(r['cpu_seconds'] for r in results):.0f} CPU s in all)"
+    )
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"load_average": os.getloadavg(), "variants": results},
-                                      indent=2) + "\n")
+    args.output.write_text(
+        json.dumps({"load_average": os.getloadavg(), "variants": results}, indent=2) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -27,10 +27,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 
-from nlp_gate.config.profiles import load_profile  # noqa: E402
-from nlp_gate.zoo import default_zoo_root, ensure_zoo, heldout_path, read_jsonl  # noqa: E402
-from nlp_gate.engine.loading import load_classifier, zoo_location  # noqa: E402
-from nlp_gate.engine.predictor import LoadOptions  # noqa: E402
+from nlp_gate.config.profiles import load_profile  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.engine.loading import load_classifier, zoo_location  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.engine.predictor import LoadOptions  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo import default_zoo_root, ensure_zoo, heldout_path, read_jsonl  # noqa: E402  # after the sys.path set-up above
 
 FP32_ATOL = 1e-4
 HALF_MAX_FLIPS = 0.01
@@ -53,17 +53,27 @@ def main() -> int:
         reference = cpu.predict_proba(inputs)
         gpu_float32 = ""  # the fingerprint a half-precision run must not share
         for worker, dtype in ((0, "float32"), (1, "float32"), (0, "float16"), (1, "bfloat16")):
-            gpu = load_classifier(spec, location, LoadOptions(device="auto", dtype=dtype,
-                                                              cache=None), worker)
+            gpu = load_classifier(
+                spec, location, LoadOptions(device="auto", dtype=dtype, cache=None), worker
+            )
             probs = gpu.predict_proba(inputs)
             diff = float(np.abs(probs - reference).max())
             flips = float(np.mean(probs.argmax(1) != reference.argmax(1)))
-            row = {"model": spec.key, "worker": f"gw{worker}", "device": gpu.device,
-                   "dtype": dtype, "inputs": len(inputs), "max_abs_diff": diff,
-                   "class_flips": flips, "fingerprint": gpu.fingerprint}
+            row = {
+                "model": spec.key,
+                "worker": f"gw{worker}",
+                "device": gpu.device,
+                "dtype": dtype,
+                "inputs": len(inputs),
+                "max_abs_diff": diff,
+                "class_flips": flips,
+                "fingerprint": gpu.fingerprint,
+            }
             rows.append(row)
-            print(f"{spec.key:<22} gw{worker} {gpu.device:<7} {dtype:<9} n={len(inputs):<5} "
-                  f"max|p-p_cpu|={diff:.2e} class flips={100 * flips:.2f}%")
+            print(
+                f"{spec.key:<22} gw{worker} {gpu.device:<7} {dtype:<9} n={len(inputs):<5} "
+                f"max|p-p_cpu|={diff:.2e} class flips={100 * flips:.2f}%"
+            )
             if not gpu.device.startswith("cuda"):
                 problems.append(f"{spec.key}: --nlp-device auto chose {gpu.device}")
             if dtype == "float32" and diff > FP32_ATOL:
@@ -76,9 +86,18 @@ def main() -> int:
                 problems.append(f"{spec.key} {dtype}: same cache fingerprint as float32")
     out = REPO / "reports" / "gpu_check.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"device": torch.cuda.get_device_name(0),
-                               "torch": torch.__version__, "rows": rows,
-                               "problems": problems}, indent=2) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "device": torch.cuda.get_device_name(0),
+                "torch": torch.__version__,
+                "rows": rows,
+                "problems": problems,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"written: {out}")
     for p in problems:
         print(f"PROBLEM: {p}")

@@ -33,8 +33,10 @@ def calibrate(results: dict, margin: float) -> dict[str, dict[str, float]]:
         rate = r["fail_rate"] if r["fail_rate"] is not None else 0.0
         suite = worst[r["suite"]]
         suite[r["test"]] = max(suite.get(r["test"], 0.0), rate)
-    return {suite: {test: float(min(100, math.ceil(rate + margin))) for test, rate in tests.items()}
-            for suite, tests in worst.items()}
+    return {
+        suite: {test: float(min(100, math.ceil(rate + margin))) for test, rate in tests.items()}
+        for suite, tests in worst.items()
+    }
 
 
 def main() -> None:
@@ -46,8 +48,7 @@ def main() -> None:
     gates = calibrate(results, args.margin)
     print(yaml.safe_dump({"tests": gates}, sort_keys=False, allow_unicode=True, width=120))
     print(yaml.safe_dump({"calibrated_on": calibrated_on(results)}, sort_keys=False))
-    print(yaml.safe_dump({"tolerance": comparison_tolerances(results)}, sort_keys=False,
-                         width=120))
+    print(yaml.safe_dump({"tolerance": comparison_tolerances(results)}, sort_keys=False, width=120))
     for line in no_gate_lines(gates):
         print(line)
 
@@ -60,31 +61,44 @@ def comparison_tolerances(results: dict, margin: float = 10.0) -> dict[str, obje
     for c in results.get("comparisons", []):
         if c["p_adjusted"] is not None and c["p_adjusted"] <= c["alpha"] and c["delta"] > 0:
             worst[c["capability"]] = max(worst[c["capability"]], c["delta"])
-    rounded = {cap: float(min(100, 5 * math.ceil((delta + margin) / 5)))
-               for cap, delta in sorted(worst.items())}
-    return {"capabilities": rounded,
-            "measured": {cap: round(delta, 1) for cap, delta in sorted(worst.items())}}
+    rounded = {
+        cap: float(min(100, 5 * math.ceil((delta + margin) / 5)))
+        for cap, delta in sorted(worst.items())
+    }
+    return {
+        "capabilities": rounded,
+        "measured": {cap: round(delta, 1) for cap, delta in sorted(worst.items())},
+    }
 
 
 def no_gate_lines(gates: dict[str, dict[str, float]]) -> list[str]:
     """Per suite, and for released and native suites together: the share of gates at 100."""
+
     def share(values: list[float]) -> str:
         at_100 = sum(v >= 100 for v in values)
         return f"{at_100} of {len(values)} ({100 * at_100 / max(len(values), 1):.0f}%)"
 
-    lines = [f"# gates at 100, {suite}: {share(list(tests.values()))}"
-             for suite, tests in gates.items()]
+    lines = [
+        f"# gates at 100, {suite}: {share(list(tests.values()))}" for suite, tests in gates.items()
+    ]
     for label, native in (("released", False), ("native", True)):
-        values = [v for suite, tests in gates.items() if suite.startswith("native_") == native
-                  for v in tests.values()]
+        values = [
+            v
+            for suite, tests in gates.items()
+            if suite.startswith("native_") == native
+            for v in tests.values()
+        ]
         lines.append(f"# gates at 100, all {label} suites: {share(values)}")
     return lines
 
 
 def calibrated_on(results: dict) -> dict[str, str]:
     """The weights the run's zoo models had: the zoo.json of the zoo they were loaded from."""
-    roots = {Path(m["location"]).parents[1] for m in results["run"]["models"]
-             if m["model_id"].startswith("zoo:")}
+    roots = {
+        Path(m["location"]).parents[1]
+        for m in results["run"]["models"]
+        if m["model_id"].startswith("zoo:")
+    }
     if len(roots) != 1:
         raise SystemExit(f"expected the run's zoo models in one zoo, found {sorted(roots)}")
     card = json.loads((roots.pop() / "zoo.json").read_text())

@@ -75,12 +75,16 @@ def record(listing: Path, purelib: Path) -> int:
     """Write ``listing``: the folders under ``purelib`` holding bytecode of this interpreter
     (``__pycache__/*.<cache_tag>.pyc``), i.e. modules imported since nothing was compiled."""
     tag = sys.implementation.cache_tag
-    folders = sorted({
-        pyc.parent.parent.relative_to(purelib).as_posix()  # purelib itself: "."
-        for pyc in purelib.rglob(f"__pycache__/*.{tag}.pyc")
-    })
-    header = ("# Folders of site-packages holding a module the main job imports "
-              "(scripts/compile_ahead.py record).\n")
+    folders = sorted(
+        {
+            pyc.parent.parent.relative_to(purelib).as_posix()  # purelib itself: "."
+            for pyc in purelib.rglob(f"__pycache__/*.{tag}.pyc")
+        }
+    )
+    header = (
+        "# Folders of site-packages holding a module the main job imports "
+        "(scripts/compile_ahead.py record).\n"
+    )
     listing.write_text(header + "".join(f"{f}\n" for f in folders))
     return len(folders)
 
@@ -89,8 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("compile", "record"))
     parser.add_argument("listing", type=Path)
-    parser.add_argument("--purelib", type=Path, default=None,
-                        help="site-packages folder (default: this interpreter's)")
+    parser.add_argument(
+        "--purelib",
+        type=Path,
+        default=None,
+        help="site-packages folder (default: this interpreter's)",
+    )
     args = parser.parse_args(argv)
     purelib = args.purelib or _purelib()
     if args.command == "record":

@@ -60,11 +60,17 @@ SUITES = {"sentiment": 3, "qqp": 2}  # suite -> number of classes its model pred
 # (predictor variant, n, seed): full runs, plus sampled runs to cover CheckList's
 # np.random.seed/choice path (RandomState's stream is frozen across numpy versions).
 # "constant" always predicts class 1 with fixed confidences (the pass-heavy paths).
-RUNS = [("hash", None, None), ("normalized", None, None), ("constant", None, None),
-        ("hash", 200, 7), ("normalized", 50, 2020)]
+RUNS = [
+    ("hash", None, None),
+    ("normalized", None, None),
+    ("constant", None, None),
+    ("hash", 200, 7),
+    ("normalized", 50, 2020),
+]
 
 
 # --- deterministic fake predictors (identical floats on 3.7/numpy 1 and 3.11/numpy 2) -----
+
 
 def _key(example: Any, normalize: bool) -> str:
     parts = list(example) if isinstance(example, (tuple, list)) else [example]
@@ -79,32 +85,48 @@ def _probs(example: Any, n_classes: int, variant: str) -> list[int]:
         return [1] * n_classes if n_classes < 2 else [1, 3] + [1] * (n_classes - 2)
     normalized = variant == "normalized"
     digest = hashlib.sha256((variant + "\x00" + _key(example, normalized)).encode("ascii")).digest()
-    weights = [int.from_bytes(digest[2 * i:2 * i + 2], "big") + 1 for i in range(n_classes)]
+    weights = [int.from_bytes(digest[2 * i : 2 * i + 2], "big") + 1 for i in range(n_classes)]
     if normalized:
-        weights = [w ** 3 for w in weights]  # peakier: confident predictions, exact in ints
+        weights = [w**3 for w in weights]  # peakier: confident predictions, exact in ints
     return weights
 
 
-def make_predictor(n_classes: int, variant: str) -> Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]:
+def make_predictor(
+    n_classes: int, variant: str
+) -> Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]:
     def predict(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         weights = np.array([_probs(e, n_classes, variant) for e in examples], dtype=np.float64)
         confs = weights / weights.sum(axis=1, keepdims=True)
         return np.argmax(confs, axis=1), confs
+
     return predict
 
 
 # --- running and describing tests (same code on both sides) --------------------------------
+
 
 def run_suite(suite: Any, n_classes: int) -> dict[str, Any]:
     out = {}
     for name, test in suite.tests.items():
         runs = []
         for variant, n, seed in RUNS:
-            test.run(make_predictor(n_classes, variant), overwrite=True, verbose=False, n=n, seed=seed)
-            stats = {k: (float(v) if isinstance(v, float) else int(v)) for k, v in test.get_stats().items()}
-            runs.append({"variant": variant, "n": n, "seed": seed, "stats": stats,
-                         "fail_idxs": [int(i) for i in test.fail_idxs()],
-                         "filtered_idxs": [int(i) for i in test.filtered_idxs()]})
+            test.run(
+                make_predictor(n_classes, variant), overwrite=True, verbose=False, n=n, seed=seed
+            )
+            stats = {
+                k: (float(v) if isinstance(v, float) else int(v))
+                for k, v in test.get_stats().items()
+            }
+            runs.append(
+                {
+                    "variant": variant,
+                    "n": n,
+                    "seed": seed,
+                    "stats": stats,
+                    "fail_idxs": [int(i) for i in test.fail_idxs()],
+                    "filtered_idxs": [int(i) for i in test.filtered_idxs()],
+                }
+            )
         out[name] = runs
     return out
 
@@ -113,15 +135,23 @@ def shape_of(fn: Any) -> str:
     """``co_name(freevar=...)`` of a live closure tree; matches expectations.describe_record."""
     if not isinstance(fn, types.FunctionType):
         return repr(fn)
-    cells = ", ".join(f"{n}={shape_of(c.cell_contents)}"
-                      for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()))  # noqa: B905 (3.7)
+    cells = ", ".join(
+        f"{n}={shape_of(c.cell_contents)}"
+        for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())
+    )  # noqa: B905 (3.7)
     return f"{fn.__code__.co_name}({cells})"
 
 
 def index_entry(name: str, test: Any, recorded: str, construction: str | None) -> dict[str, Any]:
     examples, _ = test.example_list_and_indices()
-    entry = {"name": name, "capability": test.capability, "type": type(test).__name__,
-             "n_cases": len(test.data), "n_examples": len(examples), "expect": recorded}
+    entry = {
+        "name": name,
+        "capability": test.capability,
+        "type": type(test).__name__,
+        "n_cases": len(test.data),
+        "n_examples": len(examples),
+        "expect": recorded,
+    }
     if construction is not None:
         entry["construction"] = construction
     return entry
@@ -147,8 +177,9 @@ def side_native(suite_dir: Path) -> dict[str, Any]:
             start = time.time()
             suite = TestSuite.from_file(str(path))
             load_s = time.time() - start
-        result["index"][suite_name] = [index_entry(n, t, shape_of(t.expect), None)
-                                       for n, t in suite.tests.items()]
+        result["index"][suite_name] = [
+            index_entry(n, t, shape_of(t.expect), None) for n, t in suite.tests.items()
+        ]
         result["suites"][suite_name] = {"load_s": load_s, "tests": run_suite(suite, n_classes)}
     return result
 
@@ -164,7 +195,8 @@ def side_decoded(suite_dir: Path) -> dict[str, Any]:
         load_s = time.time() - start
         result["index"][suite_name] = [
             index_entry(n, t, info_of(t.expect).recorded, info_of(t.expect).construction)
-            for n, t in suite.tests.items()]
+            for n, t in suite.tests.items()
+        ]
         result["suites"][suite_name] = {"load_s": load_s, "tests": run_suite(suite, n_classes)}
     return result
 
@@ -180,7 +212,9 @@ def compare(native: dict[str, Any], decoded: dict[str, Any]) -> int:
         for ne, de in zip(n_idx, d_idx):  # noqa: B905 (runs on 3.7; lengths checked above)
             for field in ("capability", "type", "n_cases", "n_examples", "expect"):
                 if ne[field] != de[field]:
-                    problems.append(f"{suite_name}/{ne['name']}: {field} {ne[field]!r} != {de[field]!r}")
+                    problems.append(
+                        f"{suite_name}/{ne['name']}: {field} {ne[field]!r} != {de[field]!r}"
+                    )
         n_tests = native["suites"][suite_name]["tests"]
         d_tests = decoded["suites"][suite_name]["tests"]
         for name, n_runs in n_tests.items():
@@ -189,9 +223,11 @@ def compare(native: dict[str, Any], decoded: dict[str, Any]) -> int:
             if d_runs != n_runs:
                 problems.append(f"{suite_name}/{name}: results differ")
         n_cases, n_examples = (sum(e[k] for e in n_idx) for k in ("n_cases", "n_examples"))
-        print(f"{suite_name}: {len(n_idx)} tests, {n_cases} cases, {n_examples} examples; load "
-              f"{native['suites'][suite_name]['load_s']:.2f}s native "
-              f"(py{native['python'].split()[0]}) / {decoded['suites'][suite_name]['load_s']:.2f}s decoded")
+        print(
+            f"{suite_name}: {len(n_idx)} tests, {n_cases} cases, {n_examples} examples; load "
+            f"{native['suites'][suite_name]['load_s']:.2f}s native "
+            f"(py{native['python'].split()[0]}) / {decoded['suites'][suite_name]['load_s']:.2f}s decoded"
+        )
         fails = sum(r["stats"].get("fails", 0) for runs in n_tests.values() for r in runs)
         print(f"  {len(RUNS)} runs per test, {fails} failing test cases in total across runs")
     for p in problems:
@@ -214,7 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("decoded", type=Path)
     p = sub.add_parser("all")
     p.add_argument("--py37", required=True, help="python of the 3.7 venv with checklist")
-    p.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "checklist-crosscheck")
+    p.add_argument(
+        "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "checklist-crosscheck"
+    )
     p.add_argument("--suite-dir", type=Path, default=DEFAULT_SUITE_DIR)
     args = parser.parse_args(argv)
 
@@ -231,9 +269,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.workdir.mkdir(parents=True, exist_ok=True)
         native_json, decoded_json = args.workdir / "native.json", args.workdir / "decoded.json"
         env = dict(os.environ, PYTHONPATH="")  # the 3.7 side must not see this repo's venv
-        subprocess.run([args.py37, __file__, "native", "--suite-dir", str(args.suite_dir),
-                        "--out", str(native_json), "--index", str(args.workdir / "index-native.json")],
-                       check=True, env=env)
+        subprocess.run(
+            [
+                args.py37,
+                __file__,
+                "native",
+                "--suite-dir",
+                str(args.suite_dir),
+                "--out",
+                str(native_json),
+                "--index",
+                str(args.workdir / "index-native.json"),
+            ],
+            check=True,
+            env=env,
+        )
         decoded_json.write_text(json.dumps(side_decoded(args.suite_dir), indent=1, sort_keys=True))
         return compare(json.loads(native_json.read_text()), json.loads(decoded_json.read_text()))
     parser.print_help()

@@ -31,30 +31,48 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from nlp_gate.kinds.attacks import fetch  # noqa: E402
-from nlp_gate.kinds.attacks.resources import Bundle  # noqa: E402
+from nlp_gate.kinds.attacks import fetch  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.kinds.attacks.resources import Bundle  # noqa: E402  # after the sys.path set-up above
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     default = Path(os.environ.get("NLP_GATE_CACHE", REPO / ".cache")) / "attack-resources"
-    parser.add_argument("bundle", nargs="?", type=Path, default=default,
-                        help=f"the bundle directory (default: {default})")
-    parser.add_argument("--recipe", action="append", default=[],
-                        help="only what this recipe needs (repeatable; default: all recipes)")
-    parser.add_argument("--from-debian", action="store_true",
-                        help="build NLTK's wordnet and stopwords from installed Debian packages "
-                             "(no network)")
-    parser.add_argument("--stand-ins", action="store_true",
-                        help="install the zoo's masked LM, the offline variants' stand-in for "
-                             "the hub masked LMs (no network: shipped with nlp-gate, sha256 "
-                             "checked)")
-    parser.add_argument("--with-data", action="store_true",
-                        help="also save the profiles' evaluation splits under DIR/data "
-                             "(for --nlp-data-dir)")
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress lines (on stderr) while the zoo or the masked LM "
-                             "trains")
+    parser.add_argument(
+        "bundle",
+        nargs="?",
+        type=Path,
+        default=default,
+        help=f"the bundle directory (default: {default})",
+    )
+    parser.add_argument(
+        "--recipe",
+        action="append",
+        default=[],
+        help="only what this recipe needs (repeatable; default: all recipes)",
+    )
+    parser.add_argument(
+        "--from-debian",
+        action="store_true",
+        help="build NLTK's wordnet and stopwords from installed Debian packages (no network)",
+    )
+    parser.add_argument(
+        "--stand-ins",
+        action="store_true",
+        help="install the zoo's masked LM, the offline variants' stand-in for "
+        "the hub masked LMs (no network: shipped with nlp-gate, sha256 "
+        "checked)",
+    )
+    parser.add_argument(
+        "--with-data",
+        action="store_true",
+        help="also save the profiles' evaluation splits under DIR/data (for --nlp-data-dir)",
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress lines (on stderr) while the zoo or the masked LM trains",
+    )
     args = parser.parse_args(argv)
     if args.quiet:
         from nlp_gate import progress

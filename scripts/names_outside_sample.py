@@ -32,8 +32,10 @@ def main() -> None:
     values = definition.search.lexicons()[definition.search.perturb]
     inside = [v for v in values if v in words]
     outside = [v for v in values if v not in words]
-    print(f"{len(test.data)} cases, seed {args.seed}; slot {definition.search.perturb!r}: "
-          f"{len(inside)} of {len(values)} values in the fixed sample")
+    print(
+        f"{len(test.data)} cases, seed {args.seed}; slot {definition.search.perturb!r}: "
+        f"{len(inside)} of {len(values)} values in the fixed sample"
+    )
     print("in the sample:    " + ", ".join(inside))
     print("not in the sample: " + ", ".join(outside))
 

@@ -11,9 +11,9 @@ from pathlib import Path
 # to load again (which broke every later scipy.stats user), torch's crashes the interpreter
 # (a segmentation fault in the next test that loads weights in-process).
 import pytest
-import safetensors.torch  # noqa: F401
-import scipy.stats  # noqa: F401
-import torch  # noqa: F401
+import safetensors.torch  # noqa: F401  # imported once, up front (see above)
+import scipy.stats  # noqa: F401  # imported once, up front (see above)
+import torch  # noqa: F401  # imported once, up front (see above)
 from hypothesis import settings
 
 from fixtures.gate_run import REPO, ZOO, GateRun, RunGate, run_gate, zoo
@@ -37,8 +37,11 @@ INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: needs the built zoo or runs pytest in a "
-                                       "subprocess (the fast subset is -m 'not slow')")
+    config.addinivalue_line(
+        "markers",
+        "slow: needs the built zoo or runs pytest in a "
+        "subprocess (the fast subset is -m 'not slow')",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -35,8 +35,9 @@ def load_checklist() -> None:
     """Import CheckList's core modules, without the viewer if they are not loaded yet."""
     if all(name in sys.modules for name in CORE):
         return
-    stand_ins = {name: _stand_in(name, widget) for name, widget in VIEWER.items()
-                 if name not in sys.modules}
+    stand_ins = {
+        name: _stand_in(name, widget) for name, widget in VIEWER.items() if name not in sys.modules
+    }
     sys.modules.update(stand_ins)
     try:
         for name in CORE:
@@ -49,8 +50,10 @@ def load_checklist() -> None:
 
 def _stand_in(module: str, widget: str) -> types.ModuleType:
     def unavailable(*args: Any, **kwargs: Any) -> NoReturn:
-        raise RuntimeError(f"{module}.{widget} (CheckList's notebook viewer) is not loaded in "
-                           "an nlp-gate run; show a test's results in a notebook instead")
+        raise RuntimeError(
+            f"{module}.{widget} (CheckList's notebook viewer) is not loaded in "
+            "an nlp-gate run; show a test's results in a notebook instead"
+        )
 
     stand_in = types.ModuleType(module, "stand-in for CheckList's notebook viewer (nlp-gate)")
     setattr(stand_in, widget, unavailable)

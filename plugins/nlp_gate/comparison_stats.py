@@ -37,7 +37,7 @@ class PairedTest(Protocol):
 
 
 class CaseOutcomes(Protocol):
-    """One model's outcome of a test, case by case (``kinds.checklist.run.Outcome``)."""
+    """One model's outcome of a test, case by case (``kinds.checklist.run.ChecklistResult``)."""
 
     @property
     def case_index(self) -> Sequence[int]: ...
@@ -57,8 +57,10 @@ class ComparisonConfig:
     def tolerance(self, capability: str) -> tuple[float, str]:
         """The capability's δ and the thresholds.yaml rule that set it."""
         if capability in self.tolerance_capabilities:
-            return (self.tolerance_capabilities[capability],
-                    f"comparison.tolerance.capabilities.{capability}")
+            return (
+                self.tolerance_capabilities[capability],
+                f"comparison.tolerance.capabilities.{capability}",
+            )
         return self.tolerance_default, "comparison.tolerance.default"
 
 
@@ -100,47 +102,91 @@ def worse_than_all(counts: PairedCounts, reseeds: Sequence[PairedCounts]) -> flo
     if not reseeds:
         return mcnemar_exact(counts)
     direction = counts.worse > counts.better, counts.worse < counts.better
-    return max(mcnemar_exact(c) if (c.worse > c.better, c.worse < c.better) == direction
-               and any(direction) else 1.0 for c in (counts, *reseeds))
+    return max(
+        mcnemar_exact(c)
+        if (c.worse > c.better, c.worse < c.better) == direction and any(direction)
+        else 1.0
+        for c in (counts, *reseeds)
+    )
 
 
 def reseed_record(spec: ModelSpec, counts: PairedCounts) -> dict[str, Any]:
     """The candidate against one reseed, for results.json and the failure message."""
     if not counts.n:
-        return {"model": spec.name, "n_cases": 0, "fail_rate": None, "delta": None,
-                "worse": 0, "better": 0, "p_value": None}
-    return {"model": spec.name, "n_cases": counts.n,
-            "fail_rate": 100 * counts.baseline_fails / counts.n,
-            "delta": 100 * (counts.candidate_fails - counts.baseline_fails) / counts.n,
-            "worse": counts.worse, "better": counts.better, "p_value": mcnemar_exact(counts)}
+        return {
+            "model": spec.name,
+            "n_cases": 0,
+            "fail_rate": None,
+            "delta": None,
+            "worse": 0,
+            "better": 0,
+            "p_value": None,
+        }
+    return {
+        "model": spec.name,
+        "n_cases": counts.n,
+        "fail_rate": 100 * counts.baseline_fails / counts.n,
+        "delta": 100 * (counts.candidate_fails - counts.baseline_fails) / counts.n,
+        "worse": counts.worse,
+        "better": counts.better,
+        "p_value": mcnemar_exact(counts),
+    }
 
 
-def judge(case: PairedTest, worse_cases: list[int], counts: PairedCounts,
-          p_value: float | None, p_adjusted: float | None, family: int,
-          config: ComparisonConfig, unfiltered: tuple[int, int] = (0, 0),
-          reseeds: Sequence[PairedCounts] = ()) -> Comparison:
+def judge(
+    case: PairedTest,
+    worse_cases: list[int],
+    counts: PairedCounts,
+    p_value: float | None,
+    p_adjusted: float | None,
+    family: int,
+    config: ComparisonConfig,
+    unfiltered: tuple[int, int] = (0, 0),
+    reseeds: Sequence[PairedCounts] = (),
+) -> Comparison:
     """The gate's verdict on one comparison (``p_adjusted`` over ``family`` comparisons;
     ``unfiltered``: cases each model kept after CheckList's expectation filter; ``reseeds``:
     the candidate against each of ``case.reseeds``)."""
     tolerance, source = config.tolerance(case.info.capability)
     cand, base = case.model.name, case.baseline.name
     record: dict[str, Any] = dict(
-        **head(case.info, case.model), baseline=base, candidate=cand, n_cases=counts.n, worse=counts.worse, better=counts.better, p_value=p_value,
-        p_adjusted=p_adjusted, alpha=config.alpha, tolerance=tolerance,
-        reseeds=[reseed_record(spec, c) for spec, c in zip(case.reseeds, reseeds)])
+        **head(case.info, case.model),
+        baseline=base,
+        candidate=cand,
+        n_cases=counts.n,
+        worse=counts.worse,
+        better=counts.better,
+        p_value=p_value,
+        p_adjusted=p_adjusted,
+        alpha=config.alpha,
+        tolerance=tolerance,
+        reseeds=[reseed_record(spec, c) for spec, c in zip(case.reseeds, reseeds)],
+    )
     if counts.n == 0 or p_adjusted is None:
-        return Comparison(ComparisonRecord(
-            **record, baseline_fail_rate=None, candidate_fail_rate=None, delta=None,
-            ci_low=None, ci_high=None, excess=None, verdict="no paired cases", passed=None),
+        return Comparison(
+            ComparisonRecord(
+                **record,
+                baseline_fail_rate=None,
+                candidate_fail_rate=None,
+                delta=None,
+                ci_low=None,
+                ci_high=None,
+                excess=None,
+                verdict="no paired cases",
+                passed=None,
+            ),
             f"no test case was kept by CheckList's expectation filter for both models "
             f"({cand}: {unfiltered[0]} cases, {base}: {unfiltered[1]}): nothing was compared; "
-            "a larger --nlp-sample may help")
+            "a larger --nlp-sample may help",
+        )
     diff = paired_difference(counts)
     delta, low, high = (100 * x for x in (diff.delta, diff.low, diff.high))
     excess = min([delta, *(r["delta"] for r in record["reseeds"] if r["delta"] is not None)])
     verdict = comparison_verdict(p_adjusted, config.alpha, excess, tolerance)
-    cand_rate, base_rate = (100 * counts.candidate_fails / counts.n,
-                            100 * counts.baseline_fails / counts.n)
+    cand_rate, base_rate = (
+        100 * counts.candidate_fails / counts.n,
+        100 * counts.baseline_fails / counts.n,
+    )
     message = None
     if verdict == "worse":
         listed = ", ".join(map(str, worse_cases[:MAX_LISTED_CASES]))
@@ -153,19 +199,33 @@ def judge(case: PairedTest, worse_cases: list[int], counts: PairedCounts,
             f"{counts.worse} cases fail only on {cand}, {counts.better} only on {base}; "
             f"exact McNemar p = {p_value:.3g}, Benjamini-Hochberg adjusted p = "
             f"{p_adjusted:.3g} <= alpha {config.alpha} over {family} comparisons\n"
-            f"cases only {cand} fails (CheckList test.data index): {listed}{more}")
+            f"cases only {cand} fails (CheckList test.data index): {listed}{more}"
+        )
         if record["reseeds"]:
             message += (
-                f"\nworse than each reseed of {base} too: " + "; ".join(
+                f"\nworse than each reseed of {base} too: "
+                + "; ".join(
                     f"{r['model']} {r['delta']:+.1f} pp ({r['worse']} cases fail only on "
                     f"{cand}, {r['better']} only on {r['model']}, p = {r['p_value']:.3g})"
-                    for r in record["reseeds"])
+                    for r in record["reseeds"]
+                )
                 + f"; the least excess over a clean model, {excess:+.1f} pp, exceeds the "
-                  "tolerance; the p-value above is the largest of these")
-    return Comparison(ComparisonRecord(
-        **record, baseline_fail_rate=base_rate, candidate_fail_rate=cand_rate, delta=delta,
-        ci_low=low, ci_high=high, excess=excess, verdict=verdict, passed=message is None),
-        message)
+                "tolerance; the p-value above is the largest of these"
+            )
+    return Comparison(
+        ComparisonRecord(
+            **record,
+            baseline_fail_rate=base_rate,
+            candidate_fail_rate=cand_rate,
+            delta=delta,
+            ci_low=low,
+            ci_high=high,
+            excess=excess,
+            verdict=verdict,
+            passed=message is None,
+        ),
+        message,
+    )
 
 
 def comparison_verdict(p_adjusted: float, alpha: float, excess: float, tolerance: float) -> str:
@@ -190,12 +250,15 @@ def rejudge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             judged.append(dict(r))
             continue
         verdict = comparison_verdict(adjusted[i], r["alpha"], r["excess"], r["tolerance"])
-        judged.append({**r, "p_adjusted": adjusted[i], "verdict": verdict,
-                       "passed": verdict != "worse"})
+        judged.append(
+            {**r, "p_adjusted": adjusted[i], "verdict": verdict, "passed": verdict != "worse"}
+        )
     return judged
 
 
-def pair_outcomes(candidate: CaseOutcomes, baseline: CaseOutcomes) -> tuple[list[int], PairedCounts]:
+def pair_outcomes(
+    candidate: CaseOutcomes, baseline: CaseOutcomes
+) -> tuple[list[int], PairedCounts]:
     """Pair outcomes by test case; a case filtered out for either model is left out.
 
     Returns the cases only the candidate fails, and the 2x2 counts.

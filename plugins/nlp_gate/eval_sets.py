@@ -45,16 +45,32 @@ class HubSplit:
 # Label ids as the hub datasets define them (yelp_polarity's class names are '1' and '2', so
 # names are never read from the dataset: the mapping is declared, as in the models file).
 HUB_SPLITS: dict[str, HubSplit] = {
-    "rotten_tomatoes": HubSplit("cornell-movie-review-data/rotten_tomatoes", None, "test",
-                                ("text",), NEG_POS),
+    "rotten_tomatoes": HubSplit(
+        "cornell-movie-review-data/rotten_tomatoes", None, "test", ("text",), NEG_POS
+    ),
     "yelp_polarity": HubSplit("fancyzhx/yelp_polarity", None, "test", ("text",), NEG_POS),
     "sst2": HubSplit("nyu-mll/glue", "sst2", "validation", ("sentence",), NEG_POS),
-    "qqp": HubSplit("nyu-mll/glue", "qqp", "validation", ("question1", "question2"),
-                    ("not_duplicate", "duplicate")),
-    "mrpc": HubSplit("nyu-mll/glue", "mrpc", "validation", ("sentence1", "sentence2"),
-                     ("not_duplicate", "duplicate")),
-    "rte": HubSplit("nyu-mll/glue", "rte", "validation", ("sentence1", "sentence2"),
-                    ("entailment", "not_entailment")),
+    "qqp": HubSplit(
+        "nyu-mll/glue",
+        "qqp",
+        "validation",
+        ("question1", "question2"),
+        ("not_duplicate", "duplicate"),
+    ),
+    "mrpc": HubSplit(
+        "nyu-mll/glue",
+        "mrpc",
+        "validation",
+        ("sentence1", "sentence2"),
+        ("not_duplicate", "duplicate"),
+    ),
+    "rte": HubSplit(
+        "nyu-mll/glue",
+        "rte",
+        "validation",
+        ("sentence1", "sentence2"),
+        ("entailment", "not_entailment"),
+    ),
 }
 
 
@@ -73,8 +89,9 @@ class EvalSet:
 
 def hub_split(spec: ModelSpec) -> HubSplit:
     """The known split of ``spec.dataset``; a user's own dataset defaults to its test split."""
-    return HUB_SPLITS.get(spec.dataset) or HubSplit(spec.dataset, None, "test", ("text",),
-                                                    spec.task.classes)
+    return HUB_SPLITS.get(spec.dataset) or HubSplit(
+        spec.dataset, None, "test", ("text",), spec.task.classes
+    )
 
 
 def load_eval_set(spec: ModelSpec, data_dir: Path | None, zoo_dir: Path) -> EvalSet:
@@ -96,10 +113,11 @@ def load_eval_set(spec: ModelSpec, data_dir: Path | None, zoo_dir: Path) -> Eval
             return _from_hub(spec, hub)
     path = root / spec.dataset / f"{split}.jsonl"
     if not path.exists():
-        raise EvalDataMissing(f"no evaluation data for {spec.dataset}: {path} does not exist.\n"
-                              + _how_to_provide(spec, split))
-    return EvalSet(spec.dataset, split, str(path),
-                   *_read_jsonl(path, columns, labels, spec.task))
+        raise EvalDataMissing(
+            f"no evaluation data for {spec.dataset}: {path} does not exist.\n"
+            + _how_to_provide(spec, split)
+        )
+    return EvalSet(spec.dataset, split, str(path), *_read_jsonl(path, columns, labels, spec.task))
 
 
 def _from_hub(spec: ModelSpec, hub: HubSplit) -> EvalSet:
@@ -112,31 +130,37 @@ def _from_hub(spec: ModelSpec, hub: HubSplit) -> EvalSet:
         raise EvalDataMissing(
             f"no evaluation data for {spec.dataset}: {hub.describe()} is neither in the local "
             f"datasets cache nor reachable ({type(exc).__name__}: {first_line}).\n"
-            + _how_to_provide(spec, hub.split)) from exc
+            + _how_to_provide(spec, hub.split)
+        ) from exc
     missing = [c for c in (*hub.columns, "label") if c not in rows.column_names]
     if missing:
-        raise EvalDataMissing(f"{hub.describe()} has no column(s) {missing}; "
-                              f"columns: {rows.column_names}")
+        raise EvalDataMissing(
+            f"{hub.describe()} has no column(s) {missing}; columns: {rows.column_names}"
+        )
     inputs, gold = _parse(rows.to_list(), hub.columns, hub.labels, spec.task, hub.describe())
     return EvalSet(spec.dataset, hub.split, hub.describe(), inputs, gold)
 
 
 def _how_to_provide(spec: ModelSpec, split: str) -> str:
     if spec.is_zoo:
-        return ("  The tiny zoo writes its held-out sets when it is built: "
-                "`python -m nlp_gate.zoo build`, or pass --nlp-data-dir DATA with "
-                f"DATA/{spec.dataset}/{split}.jsonl.")
+        return (
+            "  The tiny zoo writes its held-out sets when it is built: "
+            "`python -m nlp_gate.zoo build`, or pass --nlp-data-dir DATA with "
+            f"DATA/{spec.dataset}/{split}.jsonl."
+        )
     return (
         "  To provide it offline: on a machine with hub access run "
         "`python -m nlp_gate.eval_sets DATA` (writes DATA/<dataset>/<split>.jsonl for every "
         f"known dataset, here DATA/{spec.dataset}/{split}.jsonl), copy DATA to this machine and "
         "pass --nlp-data-dir DATA.  Each line is a JSON object with the text column(s) and "
         "'label'.  Or pre-fill the datasets cache (HF_DATASETS_CACHE), or run the embedded "
-        "offline zoo with --nlp-profile tiny.")
+        "offline zoo with --nlp-profile tiny."
+    )
 
 
-def _read_jsonl(path: Path, columns: tuple[str, ...], labels: tuple[str, ...],
-                task: Task) -> tuple[list[ModelInput], list[int]]:
+def _read_jsonl(
+    path: Path, columns: tuple[str, ...], labels: tuple[str, ...], task: Task
+) -> tuple[list[ModelInput], list[int]]:
     rows: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -150,17 +174,30 @@ def _read_jsonl(path: Path, columns: tuple[str, ...], labels: tuple[str, ...],
     return _parse(rows, columns, labels, task, str(path))
 
 
-def _parse(rows: list[dict[str, Any]], columns: tuple[str, ...], labels: tuple[str, ...],
-           task: Task, where: str) -> tuple[list[ModelInput], list[int]]:
+def _parse(
+    rows: list[dict[str, Any]],
+    columns: tuple[str, ...],
+    labels: tuple[str, ...],
+    task: Task,
+    where: str,
+) -> tuple[list[ModelInput], list[int]]:
     inputs: list[ModelInput] = []
     gold: list[int] = []
     for number, row in enumerate(rows, 1):
-        fields = next((c for c in (columns, ("text_a", "text_b"), ("text",))
-                       if c and all(k in row for k in c)), None)
+        fields = next(
+            (
+                c
+                for c in (columns, ("text_a", "text_b"), ("text",))
+                if c and all(k in row for k in c)
+            ),
+            None,
+        )
         if fields is None or "label" not in row:
-            raise EvalDataMissing(f"{where}: row {number} needs 'label' and text column(s) "
-                                  f"{list(columns) or ['text']} (or 'text_a', 'text_b'); "
-                                  f"got {sorted(row)}")
+            raise EvalDataMissing(
+                f"{where}: row {number} needs 'label' and text column(s) "
+                f"{list(columns) or ['text']} (or 'text_a', 'text_b'); "
+                f"got {sorted(row)}"
+            )
         texts = [str(row[k]) for k in fields]
         inputs.append(texts[0] if len(texts) == 1 else (texts[0], texts[1]))
         gold.append(_class_index(row["label"], labels, task, f"{where}: row {number}"))
@@ -172,13 +209,16 @@ def _parse(rows: list[dict[str, Any]], columns: tuple[str, ...], labels: tuple[s
 def _class_index(label: Any, labels: tuple[str, ...], task: Task, where: str) -> int:
     if isinstance(label, int) and not isinstance(label, bool):
         if not 0 <= label < len(labels):  # GLUE test splits use -1: unlabelled
-            raise EvalDataMissing(f"{where}: label id {label} is not one of 0..{len(labels) - 1}"
-                                  " (an unlabelled split?)")
+            raise EvalDataMissing(
+                f"{where}: label id {label} is not one of 0..{len(labels) - 1}"
+                " (an unlabelled split?)"
+            )
         label = labels[label]
     name = task.canonical(str(label))
     if name is None:
-        raise EvalDataMissing(f"{where}: label {label!r} is not a class of task "
-                              f"{task.name!r}: {list(task.classes)}")
+        raise EvalDataMissing(
+            f"{where}: label {label!r} is not a class of task {task.name!r}: {list(task.classes)}"
+        )
     return task.classes.index(name)
 
 
@@ -200,10 +240,15 @@ def export(data_dir: Path, names: list[str]) -> list[Path]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m nlp_gate.eval_sets",
-        description="Download the Table 1 evaluation splits for use with --nlp-data-dir.")
+        description="Download the Table 1 evaluation splits for use with --nlp-data-dir.",
+    )
     parser.add_argument("data_dir", type=Path)
-    parser.add_argument("--dataset", action="append", choices=sorted(HUB_SPLITS),
-                        help="only this dataset (repeatable; default: all)")
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        choices=sorted(HUB_SPLITS),
+        help="only this dataset (repeatable; default: all)",
+    )
     args = parser.parse_args(argv)
     for path in export(args.data_dir, args.dataset or list(HUB_SPLITS)):
         print(path)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.endpoint_url import PREFIXES as ENDPOINT_PREFIXES
+from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.registry_uri import PREFIXES as REGISTRY_PREFIXES
 
 DISTRIBUTION = "nlp-gate"
@@ -99,10 +99,11 @@ def refusal(needs: Iterable[Need]) -> str | None:
     for need in needs:
         missing = need.feature.missing()
         if missing:
-            lines.append(f"nlp-gate: {need.what}, which needs the [{need.feature.extra}] extra: "
-                         f"{install_command([need.feature.extra])} (missing: "
-                         f"{', '.join(missing)})"
-                         + (f"; {need.alternative}" if need.alternative else ""))
+            lines.append(
+                f"nlp-gate: {need.what}, which needs the [{need.feature.extra}] extra: "
+                f"{install_command([need.feature.extra])} (missing: "
+                f"{', '.join(missing)})" + (f"; {need.alternative}" if need.alternative else "")
+            )
     return "\n".join(lines) or None
 
 
@@ -120,37 +121,56 @@ def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Nee
     models = list(dict.fromkeys(models))
     zoo = [m for m in models if m.is_zoo]
     registry = [m for m in models if m.source.startswith(REGISTRY_PREFIXES)]
-    checkpoints = [m for m in models if not m.is_zoo and not m.function and m not in registry
-                   and not m.source.startswith(ENDPOINT_PREFIXES)]  # served: nothing to load
+    checkpoints = [
+        m
+        for m in models
+        if not m.is_zoo
+        and not m.function
+        and m not in registry
+        and not m.source.startswith(ENDPOINT_PREFIXES)
+    ]  # served: nothing to load
     needs = []
     if zoo:
-        needs.append(Need(ZOO, _models(zoo, "a checkpoint of the embedded zoo",
-                                       "checkpoints of the embedded zoo")))
+        needs.append(
+            Need(
+                ZOO,
+                _models(zoo, "a checkpoint of the embedded zoo", "checkpoints of the embedded zoo"),
+            )
+        )
     if checkpoints:
         needs.append(Need(CHECKPOINTS, _models(checkpoints, "a checkpoint", "checkpoints")))
     if backend == "onnx" and (zoo or checkpoints or registry):
         needs.append(Need(ONNX, "--nlp-backend onnx runs the checkpoints with ONNX Runtime"))
     if registry:  # resolved first: only then is its flavor (checkpoint or pyfunc) known
-        needs.insert(0, Need(MLFLOW, _models(registry, "an MLflow model URI",
-                                             "MLflow model URIs")))
+        needs.insert(0, Need(MLFLOW, _models(registry, "an MLflow model URI", "MLflow model URIs")))
     return needs
 
 
-def item_needs(selected: Mapping[str, Sequence[Any]], data_dir: Path | None,
-               backend: str = "torch") -> list[Need]:
+def item_needs(
+    selected: Mapping[str, Sequence[Any]], data_dir: Path | None, backend: str = "torch"
+) -> list[Need]:
     """What the selected items (kind name -> cases) need: their models', and an accuracy
     item of a model outside the zoo reads its evaluation set from the hub unless
     ``--nlp-data-dir`` gives it."""
-    needs = model_needs((m for cases in selected.values() for c in cases for m in c.models),
-                        backend)
+    needs = model_needs(
+        (m for cases in selected.values() for c in cases for m in c.models), backend
+    )
     hub = [m for c in selected.get("accuracy", ()) for m in c.models if not m.is_zoo]
     if hub and data_dir is None:
         names = [f"{m.dataset}/{m.name}" for m in dict.fromkeys(hub)]
-        items = (f"the accuracy item of {names[0]} reads its" if len(names) == 1 else
-                 f"the accuracy items of {_listed(names)} read their")
-        needs.append(Need(HUB_DATASETS, f"{items} evaluation set from the Hugging Face hub",
-                          "or give the sets with --nlp-data-dir (python -m nlp_gate.eval_sets "
-                          "writes them), or deselect the items: -m 'not accuracy'"))
+        items = (
+            f"the accuracy item of {names[0]} reads its"
+            if len(names) == 1
+            else f"the accuracy items of {_listed(names)} read their"
+        )
+        needs.append(
+            Need(
+                HUB_DATASETS,
+                f"{items} evaluation set from the Hugging Face hub",
+                "or give the sets with --nlp-data-dir (python -m nlp_gate.eval_sets "
+                "writes them), or deselect the items: -m 'not accuracy'",
+            )
+        )
     return needs
 
 
@@ -167,10 +187,12 @@ class Unmade:
 def attack_need(datasets: Sequence[str]) -> Need:
     """The attack items of the datasets to attack (TextAttack lists the recipes: without it
     they cannot even be named)."""
-    return Need(ATTACKS, f"this run asks for attack items (TextAttack recipes on "
-                         f"{', '.join(datasets)})",
-                "or run without the attack items (the packaged items attack rte when the "
-                "profile has it, or each --nlp-attack-dataset)")
+    return Need(
+        ATTACKS,
+        f"this run asks for attack items (TextAttack recipes on {', '.join(datasets)})",
+        "or run without the attack items (the packaged items attack rte when the "
+        "profile has it, or each --nlp-attack-dataset)",
+    )
 
 
 def _models(specs: Sequence[ModelSpec], one: str, many: str) -> str:

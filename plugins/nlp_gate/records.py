@@ -53,11 +53,16 @@ class ModelRecordHead(RecordHead):
 
 def head(info: TestInfo, spec: ModelSpec) -> dict[str, Any]:
     """``RecordHead``'s fields for ``info`` on ``spec``'s dataset."""
-    return dict(suite=info.suite, task=spec.task.name, capability=info.capability,
-                test=info.name, type=info.type, dataset=spec.dataset)
+    return dict(
+        suite=info.suite,
+        task=spec.task.name,
+        capability=info.capability,
+        test=info.name,
+        type=info.type,
+        dataset=spec.dataset,
+    )
 
 
 def model_head(info: TestInfo, spec: ModelSpec) -> dict[str, Any]:
     """``ModelRecordHead``'s fields for ``info`` on ``spec``."""
     return {**head(info, spec), "model": spec.name, "model_id": spec.source}
-

@@ -28,8 +28,21 @@ SCHEMA_VERSION = 1
 # Sections that hold no gated item's record: what the run cost, and the items that ended
 # without a verdict (an error in the item, a worker that died under it).
 UNGATED = ("engine", "errors", "lost", "recovered")
-PACKAGES = ("nlp-gate", "torch", "transformers", "tokenizers", "checklist-pattern", "textattack", "datasets",
-            "numpy", "pytest", "pytest-xdist", "allure-pytest", "hypothesis", "onnxruntime")
+PACKAGES = (
+    "nlp-gate",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "checklist-pattern",
+    "textattack",
+    "datasets",
+    "numpy",
+    "pytest",
+    "pytest-xdist",
+    "allure-pytest",
+    "hypothesis",
+    "onnxruntime",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -55,8 +68,7 @@ class ResultStore:
         self.sections.setdefault(section, []).append((position, record))
         self._added.append((section, position, record))
 
-    def take(self, section: str, match: Callable[[dict[str, Any]], bool]
-             ) -> list[dict[str, Any]]:
+    def take(self, section: str, match: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
         """Remove the section's records that ``match`` and return them (the controller's
         ``lost`` entry of an item whose final record arrived after all); a section left
         empty is dropped, as if never added."""
@@ -74,12 +86,14 @@ class ResultStore:
     def positioned(self, section: str) -> list[dict[str, Any]]:
         """The section's records as written: each with its ``position`` (the merge of
         sharded runs puts them back in one order with it)."""
-        return [{**r, "position": p}
-                for p, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])]
+        return [
+            {**r, "position": p}
+            for p, r in sorted(self.sections.get(section, []), key=lambda pr: pr[0])
+        ]
 
     def take_wire(self) -> str | None:
         """The records added since the last call, as text for the controller (None: none)."""
-        new = self._added[self._sent:]
+        new = self._added[self._sent :]
         self._sent = len(self._added)
         return json.dumps(new) if new else None
 
@@ -91,9 +105,14 @@ class ResultStore:
         """Whether the item at ``position`` of ``section`` has its record (a gate verdict)."""
         return any(p == position for p, _ in self.sections.get(section, []))
 
-    def body(self, run: dict[str, Any], interrupted: bool = False,
-             exitstatus: int | None = None, refused: str | None = None,
-             collection_errors: int = 0) -> dict[str, Any]:
+    def body(
+        self,
+        run: dict[str, Any],
+        interrupted: bool = False,
+        exitstatus: int | None = None,
+        refused: str | None = None,
+        collection_errors: int = 0,
+    ) -> dict[str, Any]:
         """What results.json holds (``refused``: the start-up message of a refused run;
         ``collection_errors``: test modules that could not be collected, which stopped it)."""
         checklist = self.records()
@@ -108,8 +127,9 @@ class ResultStore:
             "run": run,
             "refused": refused,
             "ran": ran,  # gated records of every kind
-            "no_results": None if ran else no_results_reason(
-                refused, interrupted, len(errors), len(lost), collection_errors),
+            "no_results": None
+            if ran
+            else no_results_reason(refused, interrupted, len(errors), len(lost), collection_errors),
             "summary": {
                 "checklist_items": len(checklist),
                 "passed": sum(bool(r["passed"]) for r in checklist),
@@ -123,24 +143,32 @@ class ResultStore:
             body[section] = self.positioned(section)
         return body
 
-    def write(self, path: Path, run: dict[str, Any], interrupted: bool = False,
-              exitstatus: int | None = None, refused: str | None = None) -> dict[str, Any]:
+    def write(
+        self,
+        path: Path,
+        run: dict[str, Any],
+        interrupted: bool = False,
+        exitstatus: int | None = None,
+        refused: str | None = None,
+    ) -> dict[str, Any]:
         body = self.body(run, interrupted, exitstatus, refused)
         write_atomically(path, json.dumps(body, indent=2) + "\n")
         return body
 
 
-def no_results_reason(refused: str | None, interrupted: bool, errored: int, lost: int,
-                      collection_errors: int = 0) -> str:
+def no_results_reason(
+    refused: str | None, interrupted: bool, errored: int, lost: int, collection_errors: int = 0
+) -> str:
     """Why a run has no gated record, for results.json and the reports."""
     if refused is not None:
         return f"refused at start-up: {refused.splitlines()[0]}"
     if collection_errors:
-        return (f"{collection_errors} error(s) during collection (see pytest's ERRORs): "
-                "no item ran")
+        return f"{collection_errors} error(s) during collection (see pytest's ERRORs): no item ran"
     if errored or lost:
-        return (f"every selected item errored ({errored} in results.json errors, {lost} lost "
-                "with a crashed worker)")
+        return (
+            f"every selected item errored ({errored} in results.json errors, {lost} lost "
+            "with a crashed worker)"
+        )
     if interrupted:
         return "interrupted before any item finished"
     return "no gated item finished"

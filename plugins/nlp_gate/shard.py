@@ -46,8 +46,14 @@ def weights_size(location: str) -> int:
     path = Path(location)
     if not path.is_dir():
         return 1
-    return sum(p.stat().st_size for p in path.iterdir()
-               if p.suffix in (".safetensors", ".bin", ".pt", ".onnx")) or 1
+    return (
+        sum(
+            p.stat().st_size
+            for p in path.iterdir()
+            if p.suffix in (".safetensors", ".bin", ".pt", ".onnx")
+        )
+        or 1
+    )
 
 
 def assign(costs: dict[str, float], count: int) -> dict[str, int]:
@@ -71,5 +77,7 @@ def split(groups: Iterable[tuple[str | None, float]], shard: Shard) -> list[bool
         if group is not None:
             costs[group] = costs.get(group, 0.0) + cost
     placed = assign(costs, shard.count)
-    return [placed.get(group, 1) == shard.index if group is not None else shard.index == 1
-            for group, _ in items]
+    return [
+        placed.get(group, 1) == shard.index if group is not None else shard.index == 1
+        for group, _ in items
+    ]

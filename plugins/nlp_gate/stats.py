@@ -68,8 +68,12 @@ class PairedCounts:
         if len(candidate) != len(baseline):
             raise ValueError(f"unpaired outcomes: {len(candidate)} vs {len(baseline)} cases")
         pairs = list(zip(candidate, baseline))
-        return cls(both_fail=pairs.count((False, False)), worse=pairs.count((False, True)),
-                   better=pairs.count((True, False)), both_pass=pairs.count((True, True)))
+        return cls(
+            both_fail=pairs.count((False, False)),
+            worse=pairs.count((False, True)),
+            better=pairs.count((True, False)),
+            both_pass=pairs.count((True, True)),
+        )
 
     @property
     def n(self) -> int:
@@ -122,8 +126,11 @@ def paired_difference(counts: PairedCounts, confidence: float = CONFIDENCE) -> D
     delta = p1 - p2
     below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
     above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
-    return Difference(delta, max(-1.0, delta - math.sqrt(max(below, 0.0))),
-                      min(1.0, delta + math.sqrt(max(above, 0.0))))
+    return Difference(
+        delta,
+        max(-1.0, delta - math.sqrt(max(below, 0.0))),
+        min(1.0, delta + math.sqrt(max(above, 0.0))),
+    )
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:

@@ -41,12 +41,32 @@ def deepwordbug_runs_here() -> None:
 
 
 def test_our_item_and_textattacks_attacker_agree_byte_for_byte(
-        zoo: Path, deepwordbug_runs_here: None, tmp_path: Path) -> None:
+    zoo: Path, deepwordbug_runs_here: None, tmp_path: Path
+) -> None:
     figures = tmp_path / "bench.json"
     run = subprocess.run(
-        [sys.executable, str(BENCH), "--recipes", "deepwordbug", "--models", "rte-bert",
-         "--examples", "2", "--query-budget", "40", "--repeat", "1", "--json", str(figures)],
-        check=False, cwd=REPO, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            str(BENCH),
+            "--recipes",
+            "deepwordbug",
+            "--models",
+            "rte-bert",
+            "--examples",
+            "2",
+            "--query-budget",
+            "40",
+            "--repeat",
+            "1",
+            "--json",
+            str(figures),
+        ],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     (row,) = json.loads(figures.read_text())["rows"]
     assert (row["recipe"], row["model"], row["difference"]) == ("deepwordbug", "rte-bert", None)
@@ -58,8 +78,13 @@ def test_the_comparison_names_the_first_difference(tmp_path: Path) -> None:
     bench = _bench()
     (tmp_path / "a.txt").write_bytes(b"--- Result 1 ---\n[[Positive (99%)]]\n")
     (tmp_path / "b.txt").write_bytes(b"--- Result 1 ---\n[[Positive (98%)]]\n")
-    result = {"type": "SuccessfulAttackResult", "original_output": 0, "perturbed_output": 1,
-              "num_queries": 7, "perturbed_text": ["a b"]}
+    result = {
+        "type": "SuccessfulAttackResult",
+        "original_output": 0,
+        "perturbed_output": 1,
+        "num_queries": 7,
+        "perturbed_text": ["a b"],
+    }
     theirs = {"repeatable": True, "results": [result], "log": str(tmp_path / "a.txt")}
     assert bench.compare(theirs, dict(theirs)) is None
     other_log = bench.compare(theirs, {**theirs, "log": str(tmp_path / "b.txt")})
@@ -67,4 +92,6 @@ def test_the_comparison_names_the_first_difference(tmp_path: Path) -> None:
     assert "(99%)" in other_log and "(98%)" in other_log
     other_text = bench.compare(theirs, {**theirs, "results": [{**result, "num_queries": 8}]})
     assert other_text is not None and other_text.startswith("example 0: ")
-    assert bench.compare(theirs, {**theirs, "repeatable": False}) == "ours: the repeated runs differ"
+    assert (
+        bench.compare(theirs, {**theirs, "repeatable": False}) == "ours: the repeated runs differ"
+    )

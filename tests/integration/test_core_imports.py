@@ -24,12 +24,11 @@ from fixtures.gate_run import REPO
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 # The extras' libraries; spaCy too: CheckList's notebook viewer imports it, and its thinc
 # imports torch whenever torch is installed (nlp_gate/checklist_viewer.py).
-EXTRAS_LIBRARIES = {"torch", "transformers", "textattack", "datasets", "flair", "spacy",
-                    "mlflow"}
+EXTRAS_LIBRARIES = {"torch", "transformers", "textattack", "datasets", "flair", "spacy", "mlflow"}
 
 # Every process of the run (the controller and each xdist worker) writes the names of the
 # modules it imported once it is done: pytest_unconfigure is its last hook.
-RECORD_MODULES = '''
+RECORD_MODULES = """
 import os, sys
 from pathlib import Path
 
@@ -37,7 +36,7 @@ def pytest_unconfigure(config):
     folder = Path(__file__).parent / "modules"
     folder.mkdir(exist_ok=True)
     (folder / f"{os.getpid()}.txt").write_text("\\n".join(sorted(sys.modules)))
-'''
+"""
 
 TYPOS_TEST = '''
 from nlp_gate.native import INV, Perturb, behavioral_test, editor
@@ -54,17 +53,29 @@ def test_typos():
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_function_model_run_imports_no_extras_library(tmp_path: Path, workers: str) -> None:
-    repo = function_repo(tmp_path, WORD_FUNCTION, {"test_words.py": PLAIN_WORDS_TEST,
-                                                   "test_typos.py": TYPOS_TEST})
+    repo = function_repo(
+        tmp_path, WORD_FUNCTION, {"test_words.py": PLAIN_WORDS_TEST, "test_typos.py": TYPOS_TEST}
+    )
     (repo / "pytest.ini").write_text(
         "[pytest]\ntestpaths = tests_behavioral\nnlp_gate_release_suites = true\n"
-        f"addopts = --nlp-suite-dir {SHARED_SUITES}\n")
+        f"addopts = --nlp-suite-dir {SHARED_SUITES}\n"
+    )
     (repo / "conftest.py").write_text(RECORD_MODULES)
     # The released Fairness items and both native tests, on a small sample.
-    run = run_repo(repo, "--nlp-model", "sentiment=mymod:predict", "--nlp-sample", "4",
-                   "-m", "fairness or native", "-n", workers)
-    assert run.process.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), \
-        run.out[-3000:]
+    run = run_repo(
+        repo,
+        "--nlp-model",
+        "sentiment=mymod:predict",
+        "--nlp-sample",
+        "4",
+        "-m",
+        "fairness or native",
+        "-n",
+        workers,
+    )
+    assert run.process.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), run.out[
+        -3000:
+    ]
     tests = {r["test"] for r in run.json["records"]}
     assert {"plain_words", "typos", "protected: race"} <= tests, tests
 
@@ -74,5 +85,6 @@ def test_a_function_model_run_imports_no_extras_library(tmp_path: Path, workers:
     imported = set().union(*processes)
     assert {"nlp_gate.native", "checklist.test_types", "checklist.perturb"} <= imported
     for modules in processes:
-        assert not {m.split(".")[0] for m in modules} & EXTRAS_LIBRARIES, \
-            sorted({m.split(".")[0] for m in modules} & EXTRAS_LIBRARIES)
+        assert not {m.split(".")[0] for m in modules} & EXTRAS_LIBRARIES, sorted(
+            {m.split(".")[0] for m in modules} & EXTRAS_LIBRARIES
+        )

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.zoo import embedded
 
 from fixtures.gate_run import REPO
+from nlp_gate.zoo import embedded
 
 # The shipped files are package data: a run reads another copy of them only if the module is
 # told so before pytest starts (and its xdist workers are not: the controller refuses first).
@@ -32,10 +32,27 @@ def _run(tmp_path: Path, weights: Path, zoo: Path, *args: str) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["NLP_GATE_ZOO_DIR"] = str(zoo)
     return subprocess.run(
-        [sys.executable, "-c", RUN, str(weights), "tests_behavioral", "-p", "no:cacheprovider",
-         "-m", "fairness and checklist", "--nlp-sample=5", "-q",
-         f"--nlp-results={tmp_path / 'results.json'}", *args],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-c",
+            RUN,
+            str(weights),
+            "tests_behavioral",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "fairness and checklist",
+            "--nlp-sample=5",
+            "-q",
+            f"--nlp-results={tmp_path / 'results.json'}",
+            *args,
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])

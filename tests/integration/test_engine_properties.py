@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
@@ -55,39 +56,53 @@ def suites() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def models() -> dict[str, Classifier]:
     ensure_zoo()
-    return {suite: load_classifier(spec, zoo_location(default_zoo_root(), spec),
-                                   LoadOptions(cache=None))
-            for suite, spec in MODELS.items()}
+    return {
+        suite: load_classifier(
+            spec, zoo_location(default_zoo_root(), spec), LoadOptions(cache=None)
+        )
+        for suite, spec in MODELS.items()
+    }
 
 
 def engine(base: Classifier, batch_size: int) -> Classifier:
     """A fresh engine (empty memo, no persistent cache) over ``base``'s loaded model."""
     options = dataclasses.replace(base.options, batch_size=batch_size)
-    return Classifier(base.spec, base.model, base.tokenizer, base.device, options,
-                      base.fingerprint, None)
+    return Classifier(
+        base.spec, base.model, base.tokenizer, base.device, options, base.fingerprint, None
+    )
 
 
 def verdict(suite: Any, suite_name: str, test_name: str, classifier: Classifier) -> tuple:
     fn = predict_fn(classifier, neutral_band=suite_name == "sentiment")
     outcome = run_test(suite.tests[test_name], fn, SAMPLE, SEED)
     # Everything but the readable failing examples (they print confidences rounded).
-    return (outcome.n_cases, outcome.n_failed, outcome.fail_rate, outcome.case_index,
-            outcome.passed)
+    return (
+        outcome.n_cases,
+        outcome.n_failed,
+        outcome.fail_rate,
+        outcome.case_index,
+        outcome.passed,
+    )
 
 
 @pytest.fixture(scope="module")
 def reference(suites: dict[str, Any], models: dict[str, Classifier]) -> dict[tuple, tuple]:
     """Each test's verdict with CheckList asking the engine directly, default batch size."""
-    return {(s, t): verdict(suites[s], s, t, engine(models[s], LoadOptions.batch_size))
-            for s, t in TESTS}
+    return {
+        (s, t): verdict(suites[s], s, t, engine(models[s], LoadOptions.batch_size))
+        for s, t in TESTS
+    }
 
 
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(TESTS), st.integers(1, 100), st.randoms(use_true_random=False))
 def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
-    suites: dict[str, Any], models: dict[str, Classifier], reference: dict[tuple, tuple],
-    case: tuple[str, str], batch_size: int, rng: random.Random,
+    suites: dict[str, Any],
+    models: dict[str, Classifier],
+    reference: dict[tuple, tuple],
+    case: tuple[str, str],
+    batch_size: int,
+    rng: random.Random,
 ) -> None:
     suite_name, test_name = case
     suite = suites[suite_name]
@@ -105,11 +120,20 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_siz
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(sorted(MODELS)), st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=30),
-       st.integers(1, 12), st.integers(4, 40), st.sampled_from(["right", "left"]))
+@given(
+    st.sampled_from(sorted(MODELS)),
+    st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=30),
+    st.integers(1, 12),
+    st.integers(4, 40),
+    st.sampled_from(["right", "left"]),
+)
 def test_padded_batches_are_what_the_tokenizer_pads(
-    models: dict[str, Classifier], suite_name: str, pairs: list[tuple[str, str]],
-    batch_size: int, max_length: int, side: str,
+    models: dict[str, Classifier],
+    suite_name: str,
+    pairs: list[tuple[str, str]],
+    batch_size: int,
+    max_length: int,
+    side: str,
 ) -> None:
     """The engine tokenizes once and pads per batch itself; every batch must be exactly the
     tokenizer's own padded encoding of its inputs (ids, token types, attention mask)."""
@@ -120,19 +144,26 @@ def test_padded_batches_are_what_the_tokenizer_pads(
     for idx, batch in padded_batches(tokenizer, inputs, max_length, batch_size):
         assert len(idx) <= batch_size
         chosen = [inputs[i] for i in idx]
-        args = ([x[0] for x in chosen], [x[1] for x in chosen]) if suite_name == "qqp" else (chosen,)
-        expected = tokenizer(*args, padding=True, truncation=True, max_length=max_length,
-                             return_tensors="np")
+        args = (
+            ([x[0] for x in chosen], [x[1] for x in chosen]) if suite_name == "qqp" else (chosen,)
+        )
+        expected = tokenizer(
+            *args, padding=True, truncation=True, max_length=max_length, return_tensors="np"
+        )
         assert set(batch) == {k for k in tokenizer.model_input_names if k in expected}
         for name, array in batch.items():
             assert array.tolist() == expected[name].tolist(), name
         seen += idx.tolist()
     assert sorted(seen) == list(range(len(inputs)))  # every input once
     # The count of cut inputs the report shows: those the tokenizer alone makes longer.
-    whole = (tokenizer([a for a, _ in pairs], [b for _, b in pairs]) if suite_name == "qqp"
-             else tokenizer(inputs))["input_ids"]
+    whole = (
+        tokenizer([a for a, _ in pairs], [b for _, b in pairs])
+        if suite_name == "qqp"
+        else tokenizer(inputs)
+    )["input_ids"]
     assert encode(tokenizer, inputs, max_length).truncated == sum(
-        len(ids) > max_length for ids in whole)
+        len(ids) > max_length for ids in whole
+    )
 
 
 def test_models_with_one_tokenizer_share_its_encodings() -> None:
@@ -141,20 +172,25 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
     from transformers import AutoTokenizer
 
     ensure_zoo()
-    tokenizers = {key: AutoTokenizer.from_pretrained(zoo_location(default_zoo_root(),
-                                                                  PROFILE.get(*key.split("-"))))
-                  for key in ("sst2-bert", "rotten_tomatoes-bert", "sst2-albert")}
+    tokenizers = {
+        key: AutoTokenizer.from_pretrained(
+            zoo_location(default_zoo_root(), PROFILE.get(*key.split("-")))
+        )
+        for key in ("sst2-bert", "rotten_tomatoes-bert", "sst2-albert")
+    }
     memo = Encodings(keep=8, min_inputs=1)
     inputs: list[Any] = ["a good movie", "not bad at all, really", "the plot was awful"]
     first = memo.encode(tokenizers["sst2-bert"], inputs, 64)
     shared = memo.encode(tokenizers["rotten_tomatoes-bert"], inputs, 64)
     assert shared is first and memo.reused == 1
-    for idx_batch, own in zip(padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2,
-                                             shared),
-                              padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2)):
+    for idx_batch, own in zip(
+        padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2, shared),
+        padded_batches(tokenizers["rotten_tomatoes-bert"], inputs, 64, 2),
+    ):
         assert idx_batch[0].tolist() == own[0].tolist()
         assert {k: v.tolist() for k, v in idx_batch[1].items()} == {
-            k: v.tolist() for k, v in own[1].items()}
+            k: v.tolist() for k, v in own[1].items()
+        }
     assert memo.encode(tokenizers["sst2-albert"], inputs, 64) is not first  # other vocabulary
     assert memo.encode(tokenizers["sst2-bert"], inputs, 4) is not first  # other truncation
     left = copy.deepcopy(tokenizers["sst2-bert"])
@@ -163,12 +199,14 @@ def test_models_with_one_tokenizer_share_its_encodings() -> None:
     assert memo.encode(tokenizers["sst2-bert"], inputs[::-1], 64) is not first  # other inputs
     pairs = [("a", "good movie"), ("not bad", "at all, really")]
     assert memo.encode(tokenizers["sst2-bert"], pairs, 64) is not memo.encode(
-        tokenizers["sst2-bert"], ["a good movie", "not bad at all, really"], 64)
+        tokenizers["sst2-bert"], ["a good movie", "not bad at all, really"], 64
+    )
     assert memo.reused == 1
 
 
 def test_workers_share_encodings_through_their_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Two workers (two ``Encodings`` over one directory): the second reads the first one's
     tokens instead of tokenizing; files are bounded and a broken one is tokenized again."""
@@ -176,22 +214,28 @@ def test_workers_share_encodings_through_their_directory(
 
     ensure_zoo()
     tokenizer = AutoTokenizer.from_pretrained(
-        zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert")))
-    pairs: list[Any] = [("how do i learn python?", "what is the best way to learn python?"),
-                        ("is it raining", "will it rain today in paris, france?")] * 3
+        zoo_location(default_zoo_root(), PROFILE.get("qqp", "bert"))
+    )
+    pairs: list[Any] = [
+        ("how do i learn python?", "what is the best way to learn python?"),
+        ("is it raining", "will it rain today in paris, france?"),
+    ] * 3
     from nlp_gate.engine import batching
 
     built: list[int] = []
     make = batching._truncating_backend
-    monkeypatch.setattr(batching, "_truncating_backend",
-                        lambda *args: built.append(1) or make(*args))
+    monkeypatch.setattr(
+        batching, "_truncating_backend", lambda *args: built.append(1) or make(*args)
+    )
     small = Encodings(directory=tmp_path)
     for _ in range(3):  # an attack's queries: a few inputs each, many calls
         small.encode(tokenizer, pairs, 64)
     assert not list(tmp_path.iterdir())  # not kept
     assert len(built) == 1  # the tokenizer's truncating copy is made once, not per call
-    first, second = (Encodings(directory=tmp_path, min_inputs=1),
-                     Encodings(directory=tmp_path, min_inputs=1))
+    first, second = (
+        Encodings(directory=tmp_path, min_inputs=1),
+        Encodings(directory=tmp_path, min_inputs=1),
+    )
     written = first.encode(tokenizer, pairs, 64)
     read = second.encode(tokenizer, pairs, 64)
     assert (first.loaded, second.loaded) == (0, 1)
@@ -201,7 +245,8 @@ def test_workers_share_encodings_through_their_directory(
         assert got.starts.tolist() == own.starts.tolist()
         assert got.truncated == own.truncated
         assert {k: (v.dtype, v.tolist()) for k, v in got.flat.items()} == {
-            k: (v.dtype, v.tolist()) for k, v in own.flat.items()}
+            k: (v.dtype, v.tolist()) for k, v in own.flat.items()
+        }
     bounded = Encodings(directory=tmp_path, keep_files=2, min_inputs=1)
     for n in (1, 2, 3):
         bounded.encode(tokenizer, pairs[:n], 64)
@@ -211,8 +256,10 @@ def test_workers_share_encodings_through_their_directory(
     again = Encodings(directory=tmp_path, min_inputs=1).encode(tokenizer, pairs[:3], 64)
     assert again.lengths.tolist() == own.lengths[:3].tolist()
 
+
 def test_fused_activation_predicts_what_the_checkpoints_own_does(
-    suites: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+    suites: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """ALBERT's gelu_new runs as transformers' fused gelu_pytorch_tanh (FUSED_ACTIVATIONS):
     the same probabilities to float32 rounding, and a fingerprint of its own so that cached
@@ -225,7 +272,9 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
     monkeypatch.setattr(checkpoint, "FUSED_ACTIVATIONS", {})
     own = load_classifier(spec, location, LoadOptions(cache=None))
     assert (fused.model.config.hidden_act, own.model.config.hidden_act) == (
-        "gelu_pytorch_tanh", "gelu_new")
+        "gelu_pytorch_tanh",
+        "gelu_new",
+    )
     assert fused.fingerprint != own.fingerprint
     inputs: list[Any] = []
     for test in suites["sentiment"].tests.values():
@@ -239,12 +288,15 @@ def test_fused_activation_predicts_what_the_checkpoints_own_does(
 
 @pytest.mark.parametrize("suite", sorted(MODELS))
 def test_pruned_last_layer_predicts_what_the_whole_model_does(
-    suite: str, suites: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+    suite: str,
+    suites: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """BERT and ALBERT compute their last layer after self-attention at position 0 only
     (nlp_gate/engine/pruning.py): the probabilities of the whole model, padded batches included,
     and a fingerprint of their own."""
     import torch
+
     from nlp_gate.engine import pruning
 
     spec = MODELS[suite]
@@ -258,10 +310,14 @@ def test_pruned_last_layer_predicts_what_the_whole_model_does(
     widths: dict[str, list[int]] = {"pruned": [], "whole": []}
     for name, c in (("pruned", pruned), ("whole", whole)):
         base = getattr(c.model, c.model.config.model_type)
-        ffn = (base.encoder.layer[-1].intermediate if hasattr(base.encoder, "layer")
-               else base.encoder.albert_layer_groups[-1].albert_layers[-1].ffn)
-        ffn.register_forward_hook(lambda m, args, out, seen=widths[name]:
-                                  seen.append(args[0].shape[1]))
+        ffn = (
+            base.encoder.layer[-1].intermediate
+            if hasattr(base.encoder, "layer")
+            else base.encoder.albert_layer_groups[-1].albert_layers[-1].ffn
+        )
+        ffn.register_forward_hook(
+            lambda m, args, out, seen=widths[name]: seen.append(args[0].shape[1])
+        )
     inputs: list[Any] = []
     for test in suites[suite].tests.values():
         inputs += examples_of(test, 20, SEED)
@@ -271,8 +327,9 @@ def test_pruned_last_layer_predicts_what_the_whole_model_does(
 
     # Padded rows of unequal length (the engine's length sorting mostly avoids them).
     texts = [x if isinstance(x, str) else x[0] for x in inputs[::37][:24]]
-    batch = pruned.tokenizer(texts, padding=True, truncation=True, max_length=64,
-                             return_tensors="pt")
+    batch = pruned.tokenizer(
+        texts, padding=True, truncation=True, max_length=64, return_tensors="pt"
+    )
     assert batch["attention_mask"].min() == 0
     with torch.inference_mode():
         cut, full = pruned.model(**batch).logits, whole.model(**batch).logits

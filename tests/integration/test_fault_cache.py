@@ -25,24 +25,36 @@ WARNING = "PredictionCacheWarning"
 
 
 def _args(tmp: Path, cache: str) -> list[str]:
-    models = write_models(tmp / "models.yaml", {"lexicon": {
-        "predict": "fixtures.lexicon_model:predict_proba", "fingerprint": "lexicon-1",
-        "labels": LABELS}})
+    models = write_models(
+        tmp / "models.yaml",
+        {
+            "lexicon": {
+                "predict": "fixtures.lexicon_model:predict_proba",
+                "fingerprint": "lexicon-1",
+                "labels": LABELS,
+            }
+        },
+    )
     gates = write_gates(tmp / "gates.yaml", {"checklist": {"default": 100}})
-    return ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates),
-            "--nlp-sample", "200", "--nlp-prediction-cache", cache,
-            "-m", "sentiment and vocabulary and mft and not native"]
-
-
+    return [
+        "--nlp-models-file",
+        str(models),
+        "--nlp-thresholds",
+        str(gates),
+        "--nlp-sample",
+        "200",
+        "--nlp-prediction-cache",
+        cache,
+        "-m",
+        "sentiment and vocabulary and mft and not native",
+    ]
 
 
 def _rates(run: object) -> dict[str, tuple[int, int, float]]:
-    return {r["test"]: (r["n_failed"], r["n_cases"], r["fail_rate"])
-            for r in run.records}  # type: ignore[attr-defined]
+    return {r["test"]: (r["n_failed"], r["n_cases"], r["fail_rate"]) for r in run.records}  # type: ignore[attr-defined]  # the fixture's run object
 
 
-def test_rows_edited_in_place_are_recomputed_not_used(run_gate: RunGate,
-                                                      tmp_path: Path) -> None:
+def test_rows_edited_in_place_are_recomputed_not_used(run_gate: RunGate, tmp_path: Path) -> None:
     truth = _rates(run_gate(*_args(tmp_path, "off")))
     cache = tmp_path / "cache.sqlite"
     filled = run_gate(*_args(tmp_path, str(cache)))
@@ -51,16 +63,26 @@ def test_rows_edited_in_place_are_recomputed_not_used(run_gate: RunGate,
     # What an integrity check cannot see: valid rows, other values.
     with cache_sql(cache) as db:
         rows = db.execute("SELECT fingerprint, input, probs, dtype FROM predictions").fetchall()
-        db.executemany("UPDATE predictions SET probs=? WHERE fingerprint=? AND input=?", [
-            (np.frombuffer(probs, dtype=dtype)[::-1].tobytes(), fp, key)
-            for fp, key, probs, dtype in rows])  # the columns swapped
-        for fp, key, text in db.execute("SELECT fingerprint, key, outcome FROM outcomes"
-                                        ).fetchall():
+        db.executemany(
+            "UPDATE predictions SET probs=? WHERE fingerprint=? AND input=?",
+            [
+                (np.frombuffer(probs, dtype=dtype)[::-1].tobytes(), fp, key)
+                for fp, key, probs, dtype in rows
+            ],
+        )  # the columns swapped
+        for fp, key, text in db.execute(
+            "SELECT fingerprint, key, outcome FROM outcomes"
+        ).fetchall():
             outcome = json.loads(text)
-            outcome = {**outcome, "n_failed": outcome["n_failed"] + 1,
-                       "fail_rate": outcome["fail_rate"] + 1}
-            db.execute("UPDATE outcomes SET outcome=? WHERE fingerprint=? AND key=?",
-                       (json.dumps(outcome), fp, key))
+            outcome = {
+                **outcome,
+                "n_failed": outcome["n_failed"] + 1,
+                "fail_rate": outcome["fail_rate"] + 1,
+            }
+            db.execute(
+                "UPDATE outcomes SET outcome=? WHERE fingerprint=? AND key=?",
+                (json.dumps(outcome), fp, key),
+            )
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
     edited = run_gate(*_args(tmp_path, str(cache)))
@@ -81,8 +103,7 @@ def test_random_bytes_in_the_middle_of_the_file(run_gate: RunGate, tmp_path: Pat
         db.execute("DELETE FROM outcomes")
         db.commit()
         db.execute("VACUUM")
-        page, pages = (db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_size",
-                                                                           "page_count"))
+        page, pages = (db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_size", "page_count"))
     assert pages > 8
     with cache.open("r+b") as f:  # 4 KiB of noise over a page in the middle
         f.seek(pages // 2 * page)

@@ -23,13 +23,31 @@ SELECT = ("-m", "checklist or regression", "--nlp-sample", "20")
 
 
 def _start(tmp: Path, name: str, workers: int, zoo: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "NLP_GATE_CACHE": str(tmp / "shared-cache"),
-           "NLP_GATE_ZOO_DIR": str(zoo)}
+    env = {**os.environ, "NLP_GATE_CACHE": str(tmp / "shared-cache"), "NLP_GATE_ZOO_DIR": str(zoo)}
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral"), "--rootdir", str(REPO),
-         "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider", "-n", str(workers),
-         "--nlp-results", str(tmp / name / "results.json"), *SELECT],
-        cwd=tmp, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(REPO / "tests_behavioral"),
+            "--rootdir",
+            str(REPO),
+            "-c",
+            str(REPO / "pyproject.toml"),
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            str(workers),
+            "--nlp-results",
+            str(tmp / name / "results.json"),
+            *SELECT,
+        ],
+        cwd=tmp,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def _finish(proc: subprocess.Popen[str]) -> str:
@@ -44,8 +62,7 @@ def _records(tmp: Path, name: str) -> dict[str, list[dict]]:
     return {s: results[s] for s in ("records", "comparisons")}
 
 
-def test_two_runs_on_one_cache_agree_and_fill_it_for_the_next(tmp_path: Path,
-                                                             zoo: Path) -> None:
+def test_two_runs_on_one_cache_agree_and_fill_it_for_the_next(tmp_path: Path, zoo: Path) -> None:
     first, second = _start(tmp_path, "first", 2, zoo), _start(tmp_path, "second", 0, zoo)
     _finish(first), _finish(second)
     one, two = _records(tmp_path, "first"), _records(tmp_path, "second")

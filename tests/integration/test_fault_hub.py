@@ -23,8 +23,9 @@ HUB_ID = "textattack/bert-base-uncased-SST-2"
 
 @pytest.mark.parametrize("offline", ["", "1"], ids=["no-hub", "HF_HUB_OFFLINE"])
 @pytest.mark.parametrize("labels", ["", "[negative,positive]"], ids=["no-labels", "labels"])
-def test_an_unresolvable_hub_id_stops_with_one_message(tmp_path: Path, offline: str,
-                                                      labels: str) -> None:
+def test_an_unresolvable_hub_id_stops_with_one_message(
+    tmp_path: Path, offline: str, labels: str
+) -> None:
     repo = function_repo(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "NLP_GATE_"))}
     env["HF_HOME"] = str(tmp_path / "hf")  # an empty Hugging Face cache
@@ -32,9 +33,24 @@ def test_an_unresolvable_hub_id_stops_with_one_message(tmp_path: Path, offline: 
         env["HF_HUB_OFFLINE"] = offline
     else:  # no hub here: a name that resolves nowhere stands for it on a machine that has one
         env["HF_ENDPOINT"] = "http://hub.invalid"
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                          "--nlp-model", f"sentiment{labels}={HUB_ID}", "-m", "fairness"],
-                         cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--nlp-model",
+            f"sentiment{labels}={HUB_ID}",
+            "-m",
+            "fairness",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = run.stdout + run.stderr
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, out[-3000:]
     assert "Retry" not in out and "MaxRetryError" not in out, out[-3000:]

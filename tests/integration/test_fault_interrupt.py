@@ -25,17 +25,39 @@ SELECT = ("-m", "checklist and not native", "--nlp-sample", "20")
 
 
 def _command(tmp: Path, name: str, workers: int) -> list[str]:
-    return [sys.executable, "-m", "pytest", str(REPO / "tests_behavioral"), "--rootdir",
-            str(REPO), "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider", "-v",
-            "-n", str(workers), "--nlp-results", str(tmp / name / "results.json"),
-            "--nlp-prediction-cache", str(tmp / "cache.sqlite"), *SELECT]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(REPO / "tests_behavioral"),
+        "--rootdir",
+        str(REPO),
+        "-c",
+        str(REPO / "pyproject.toml"),
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "-n",
+        str(workers),
+        "--nlp-results",
+        str(tmp / name / "results.json"),
+        "--nlp-prediction-cache",
+        str(tmp / "cache.sqlite"),
+        *SELECT,
+    ]
 
 
-def _run_and_act(tmp: Path, name: str, workers: int, after: int,
-                 act: Callable[[subprocess.Popen[str]], object]) -> tuple[int, str]:
+def _run_and_act(
+    tmp: Path, name: str, workers: int, after: int, act: Callable[[subprocess.Popen[str]], object]
+) -> tuple[int, str]:
     """Start a run, call ``act`` once ``after`` items have finished, return (exit, output)."""
-    proc = subprocess.Popen(_command(tmp, name, workers), cwd=tmp, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        _command(tmp, name, workers),
+        cwd=tmp,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     assert proc.stdout is not None
     lines, finished, acted = [], 0, False
     for line in proc.stdout:
@@ -53,12 +75,15 @@ def _key(record: dict) -> tuple[str, ...]:
     return record["suite"], record["test"], record["dataset"], record["model"]
 
 
-@pytest.mark.parametrize(("workers", "sig"), [(0, signal.SIGTERM), (2, signal.SIGTERM),
-                                              (0, signal.SIGINT)])
+@pytest.mark.parametrize(
+    ("workers", "sig"), [(0, signal.SIGTERM), (2, signal.SIGTERM), (0, signal.SIGINT)]
+)
 def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
-        tmp_path: Path, workers: int, sig: signal.Signals) -> None:
-    code, out = _run_and_act(tmp_path, "interrupted", workers, 3,
-                             lambda proc: proc.send_signal(sig))
+    tmp_path: Path, workers: int, sig: signal.Signals
+) -> None:
+    code, out = _run_and_act(
+        tmp_path, "interrupted", workers, 3, lambda proc: proc.send_signal(sig)
+    )
     assert code == pytest.ExitCode.INTERRUPTED, out[-3000:]
     results = json.loads((tmp_path / "interrupted" / "results.json").read_text())
     assert results["interrupted"] is True
@@ -68,8 +93,13 @@ def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
     assert (tmp_path / "interrupted" / "tables").is_dir()  # reports for what finished
 
     start = time.perf_counter()
-    full = subprocess.run(_command(tmp_path, "next", workers), cwd=tmp_path, text=True,
-                          capture_output=True, timeout=900)
+    full = subprocess.run(
+        _command(tmp_path, "next", workers),
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        timeout=900,
+    )
     assert full.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), full.stdout
     after = json.loads((tmp_path / "next" / "results.json").read_text())
     assert after["interrupted"] is False and len(after["records"]) > len(kept)

@@ -33,18 +33,47 @@ torch.save({**load_file(source), "payload": Hostile()}, target)
 def test_the_pickle_refusal_gives_no_advice_to_load_it_anyway(tmp_path: Path, zoo: Path) -> None:
     model, marker = tmp_path / "hostile", tmp_path / "payload-ran"
     shutil.copytree(zoo / "sst2" / "bert", model)
-    subprocess.run([sys.executable, "-c", SAVE_HOSTILE, str(model / "model.safetensors"),
-                    str(model / "pytorch_model.bin"), str(marker)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SAVE_HOSTILE,
+            str(model / "model.safetensors"),
+            str(model / "pytorch_model.bin"),
+            str(marker),
+        ],
+        check=True,
+    )
     (model / "model.safetensors").unlink()
     run = subprocess.run(
         # --rootdir: else pytest roots a --pyargs run with no ini file at the common ancestor
         # of the cwd and the installed package (/tmp for a clone there), and reports go there.
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-         "--pyargs",
-         "nlp_gate.released", "-m", "fairness", "--nlp-sample", "2", "--nlp-prediction-cache",
-         "off", "--nlp-suite-dir", str(SHARED_SUITES), "--nlp-model",
-         f"sentiment[negative,positive]={model}"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "--pyargs",
+            "nlp_gate.released",
+            "-m",
+            "fairness",
+            "--nlp-sample",
+            "2",
+            "--nlp-prediction-cache",
+            "off",
+            "--nlp-suite-dir",
+            str(SHARED_SUITES),
+            "--nlp-model",
+            f"sentiment[negative,positive]={model}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = run.stdout + run.stderr
     assert not marker.exists()
     assert "model refused: cannot load" in out, out[-3000:]

@@ -22,16 +22,25 @@ SELECT = ["-m", "fairness and not native", "--nlp-sample", "20", "--nlp-predicti
 
 def _models(tmp: Path, **functions: str) -> list[str]:
     """A models file with these sst2 prediction-function models (name -> function)."""
-    models = write_models(tmp / f"models-{'-'.join(functions)}.yaml", {
-        name: {"predict": FUNCTION.format(function), "fingerprint": f"{function}-1",
-               "labels": LABELS} for name, function in functions.items()})
+    models = write_models(
+        tmp / f"models-{'-'.join(functions)}.yaml",
+        {
+            name: {
+                "predict": FUNCTION.format(function),
+                "fingerprint": f"{function}-1",
+                "labels": LABELS,
+            }
+            for name, function in functions.items()
+        },
+    )
     gates = write_gates(tmp / "gates.yaml", {"checklist": {"default": 100}})
     return ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates)]
 
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_run_whose_every_item_errored_rewrites_results_and_prints_the_verdict(
-        run_gate: RunGate, tmp_path: Path, workers: int) -> None:
+    run_gate: RunGate, tmp_path: Path, workers: int
+) -> None:
     results = tmp_path / "reports" / "results.json"
     where = ["--nlp-results", str(results)]
     good = run_gate(*_models(tmp_path, good="predict_proba"), *SELECT, *where, workers=workers)
@@ -55,16 +64,25 @@ def test_a_run_whose_every_item_errored_rewrites_results_and_prints_the_verdict(
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_errored_items_of_a_refused_model_are_recorded_beside_the_others(
-        run_gate: RunGate, tmp_path: Path, workers: int) -> None:
-    run = run_gate(*_models(tmp_path, good="predict_proba", bad="small_requests"), *SELECT,
-                   workers=workers)
+    run_gate: RunGate, tmp_path: Path, workers: int
+) -> None:
+    run = run_gate(
+        *_models(tmp_path, good="predict_proba", bad="small_requests"), *SELECT, workers=workers
+    )
     out = run.result.stdout.str()
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     body = run.json
     assert {r["model"] for r in body["records"]} == {"good"}
     assert body["ran"] == 4 and body["no_results"] is None
-    assert body["summary"] == {"checklist_items": 4, "passed": 4, "failed": 0, "errored": 4,
-                               "lost": 0}
+    assert body["summary"] == {
+        "checklist_items": 4,
+        "passed": 4,
+        "failed": 0,
+        "errored": 4,
+        "lost": 0,
+    }
     assert sorted({tuple(e["models"]) for e in body["errors"]}) == [("sst2/bad",)]
-    assert ("release gate FAILED: 0 of 4 CheckList items over their gate; 4 items errored "
-            "without a gate verdict") in out, out[-3000:]
+    assert (
+        "release gate FAILED: 0 of 4 CheckList items over their gate; 4 items errored "
+        "without a gate verdict"
+    ) in out, out[-3000:]

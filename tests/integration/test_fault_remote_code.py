@@ -32,21 +32,26 @@ FAULTS = {
         lambda c: c.update(auto_map={"AutoTokenizer": ["tok.MyTokenizer", None]}),
         "tokenizer_config.json maps its tokenizer to code shipped with the checkpoint "
         "(auto_map: AutoTokenizer); nlp-gate never runs a checkpoint's own code "
-        "(trust_remote_code=False)"),
+        "(trust_remote_code=False)",
+    ),
     "unknown model_type": (
-        "config.json", lambda c: c.update(model_type="mystery-bert"),
-        "config.json names model_type 'mystery-bert', which transformers "),
+        "config.json",
+        lambda c: c.update(model_type="mystery-bert"),
+        "config.json names model_type 'mystery-bert', which transformers ",
+    ),
     "config auto_map": (  # as before, but naming what the user gave, not the packaged file
         "config.json",
         lambda c: c.update(auto_map={"AutoModelForSequenceClassification": "m.M"}),
         "(auto_map: AutoModelForSequenceClassification); nlp-gate never runs a checkpoint's "
-        "own code"),
+        "own code",
+    ),
 }
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_checkpoint_asking_for_its_own_code_is_refused_at_start_up(
-        tmp_path: Path, zoo: Path, fault: str) -> None:
+    tmp_path: Path, zoo: Path, fault: str
+) -> None:
     file, change, message = FAULTS[fault]
     model = tmp_path / "mine"
     shutil.copytree(zoo / "sst2" / "bert", model)
@@ -55,12 +60,30 @@ def test_a_checkpoint_asking_for_its_own_code_is_refused_at_start_up(
         # --rootdir: with --pyargs and no ini file pytest roots the run at the common ancestor
         # of the cwd and the installed package (/tmp for a clone there), where the refused
         # run's reports would go.
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-         "--pyargs",
-         "nlp_gate.released", "-m", "fairness", "--nlp-sample", "2",
-         "--nlp-suite-dir", str(SHARED_SUITES), "--nlp-model",
-         f"sentiment[negative,positive]={model}"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "--pyargs",
+            "nlp_gate.released",
+            "-m",
+            "fairness",
+            "--nlp-sample",
+            "2",
+            "--nlp-suite-dir",
+            str(SHARED_SUITES),
+            "--nlp-model",
+            f"sentiment[negative,positive]={model}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:]
     assert "ERROR: 1 model(s) given with --nlp-model cannot be tested:" in run.stderr
     assert message in run.stderr

@@ -19,13 +19,22 @@ import pytest
 from fixtures.function_repo import function_repo, run_repo
 from fixtures.gate_run import GateRun, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
+
 SELECT = ["-m", "fairness and not native", "--nlp-sample", "20", "--nlp-prediction-cache", "off"]
 
 
 def _model(tmp: Path) -> list[str]:
     """A models file whose one sst2 model is the lexicon fixture's classifier."""
-    models = write_models(tmp / "models.yaml", {"lexicon": {
-        "predict": "fixtures.lexicon_model:predict_proba", "fingerprint": "1", "labels": LABELS}})
+    models = write_models(
+        tmp / "models.yaml",
+        {
+            "lexicon": {
+                "predict": "fixtures.lexicon_model:predict_proba",
+                "fingerprint": "1",
+                "labels": LABELS,
+            }
+        },
+    )
     gates = write_gates(tmp / "gates.yaml", {"checklist": {"default": 100}})
     return ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates)]
 
@@ -34,24 +43,29 @@ def _reported(run: GateRun, path: Path, reason: str) -> str:
     out = run.result.stdout.str() + run.result.stderr.str()
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     assert "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]
-    message = next((line for line in out.splitlines()
-                    if line.startswith("nlp-gate: reports not written: ")), None)
+    message = next(
+        (line for line in out.splitlines() if line.startswith("nlp-gate: reports not written: ")),
+        None,
+    )
     assert message is not None, out[-3000:]
     assert str(path) in message and reason in message, message
     # The verdict of the run's 4 items, from memory, failed for want of its record.
     verdict = next(line for line in out.splitlines() if line.startswith("release gate "))
-    assert verdict.startswith("release gate FAILED: 0 of 4 CheckList items over their gate; "
-                              "results.json not written"), verdict
+    assert verdict.startswith(
+        "release gate FAILED: 0 of 4 CheckList items over their gate; results.json not written"
+    ), verdict
     return out
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_a_file_where_the_reports_folder_should_be(run_gate: RunGate, tmp_path: Path,
-                                                   workers: int) -> None:
+def test_a_file_where_the_reports_folder_should_be(
+    run_gate: RunGate, tmp_path: Path, workers: int
+) -> None:
     reports = tmp_path / "reports"
     reports.write_text("not a folder\n")
-    run = run_gate(*_model(tmp_path), *SELECT, "--nlp-results", str(reports / "results.json"),
-                   workers=workers)
+    run = run_gate(
+        *_model(tmp_path), *SELECT, "--nlp-results", str(reports / "results.json"), workers=workers
+    )
     _reported(run, reports / "results.json", "File exists")
     assert reports.read_text() == "not a folder\n"
     assert not list(tmp_path.rglob("*.tmp"))
@@ -62,11 +76,15 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs (unmounted afterwards)."""
     where = tmp_path / "disk"
     where.mkdir()
-    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
-                           capture_output=True, text=True)
+    mount = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
     if mount.returncode:
-        pytest.skip(f"cannot mount a tmpfs to fill (not root, or no CAP_SYS_ADMIN): "
-                    f"{mount.stderr.strip()}")
+        pytest.skip(
+            f"cannot mount a tmpfs to fill (not root, or no CAP_SYS_ADMIN): {mount.stderr.strip()}"
+        )
     try:
         yield where
     finally:
@@ -84,8 +102,9 @@ def _fill(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_a_full_disk_under_the_reports_folder(run_gate: RunGate, full_disk: Path,
-                                              tmp_path: Path, workers: int) -> None:
+def test_a_full_disk_under_the_reports_folder(
+    run_gate: RunGate, full_disk: Path, tmp_path: Path, workers: int
+) -> None:
     model = _model(tmp_path)
     results = full_disk / "reports" / "results.json"
     earlier = run_gate(*model, *SELECT, "--nlp-results", str(results), workers=workers)
@@ -100,8 +119,9 @@ def test_a_full_disk_under_the_reports_folder(run_gate: RunGate, full_disk: Path
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_native_items_run_where_their_case_files_cannot_be_written(tmp_path: Path,
-                                                                   workers: str) -> None:
+def test_native_items_run_where_their_case_files_cannot_be_written(
+    tmp_path: Path, workers: str
+) -> None:
     # Issue 50, point 3: each native item wrote its cases under <reports>/cases and errored,
     # one by one, when that folder could not be made.  Now the items run on their cases in
     # memory, and the run says once, at its start, that the case files are not written.
@@ -110,8 +130,9 @@ def test_native_items_run_where_their_case_files_cannot_be_written(tmp_path: Pat
     run = run_repo(repo, "-n", workers, "--nlp-model", "sentiment=mymod:predict")
     out = run.out
     assert "1 passed" in out and " error" not in out, out[-3000:]
-    notes = [line for line in out.splitlines()
-             if line.startswith("nlp-gate: case files not written: ")]
+    notes = [
+        line for line in out.splitlines() if line.startswith("nlp-gate: case files not written: ")
+    ]
     assert len(notes) == 1, out[-3000:]
     assert str(repo / "run" / "cases") in notes[0], notes
     assert "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]

@@ -29,14 +29,17 @@ def _assert_interrupted(run: SlowRun, out: str) -> None:
     assert "crashed" not in out and "replacing" not in out, out[-3000:]
     records = results["records"]
     assert len(records) == len(re.findall(r"\bPASSED\b", out)), out[-3000:]
-    assert f"release gate FAILED: 0 of {len(records)} CheckList items over their gate; run " \
-           "interrupted: only the items that finished are recorded" in out, out[-3000:]
+    assert (
+        f"release gate FAILED: 0 of {len(records)} CheckList items over their gate; run "
+        "interrupted: only the items that finished are recorded" in out
+    ), out[-3000:]
 
 
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_to_the_process_group_interrupts_the_run(
-        tmp_path: Path, workers: int, sig: signal.Signals) -> None:
+    tmp_path: Path, workers: int, sig: signal.Signals
+) -> None:
     run = SlowRun(tmp_path, workers)
     out = run.act_after(3, lambda: os.killpg(run.proc.pid, sig))
     _assert_interrupted(run, out)
@@ -44,8 +47,9 @@ def test_a_signal_to_the_process_group_interrupts_the_run(
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_a_second_signal_stops_at_once_still_as_an_interruption(tmp_path: Path,
-                                                                workers: int) -> None:
+def test_a_second_signal_stops_at_once_still_as_an_interruption(
+    tmp_path: Path, workers: int
+) -> None:
     """The second SIGINT (a user pressing Ctrl-C again) ends the running items too: the
     run is still interrupted, with the records of the items that had finished.  (Were the
     two signals delivered as one, the run stops after its running items: the same claims.)"""
@@ -68,15 +72,17 @@ def _stale(tmp: Path) -> Path:
     return results
 
 
-def _assert_interrupted_before_any_item(run: SlowRun, out: str,
-                                        exits: tuple[int, ...] = (2,)) -> None:
+def _assert_interrupted_before_any_item(
+    run: SlowRun, out: str, exits: tuple[int, ...] = (2,)
+) -> None:
     """Exit 2 (or one of ``exits``), this run's results.json (not the previous one) marked
     interrupted, with no record, and a verdict line that says so; no usage error, no
     traceback."""
     assert run.proc.returncode in exits, out[-3000:]
     results = run.json()
-    assert "previous run" not in results, "the previous run's results.json was left " \
-        "under this run's name:\n" + out[-3000:]
+    assert "previous run" not in results, (
+        "the previous run's results.json was left under this run's name:\n" + out[-3000:]
+    )
     assert results["interrupted"] is True and results["records"] == [], out[-3000:]
     assert results["no_results"] == "interrupted before any item finished", results
     assert "no nlp-gate item" not in out and "Traceback" not in out, out[-3000:]
@@ -96,8 +102,9 @@ def test_a_signal_while_collecting_interrupts_the_run(tmp_path: Path, workers: i
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("signals", [1, 2])
 @pytest.mark.parametrize("stage", ["conftest", "start"])
-def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int, signals: int,
-                                                 stage: str) -> None:
+def test_a_signal_at_start_up_interrupts_the_run(
+    tmp_path: Path, workers: int, signals: int, stage: str
+) -> None:
     """Ctrl-C before any worker started: while the conftests are imported (a conftest that
     imports torch takes seconds), or while the session starts (its options and models are
     checked).  No item starts, and this run's results.json says it was interrupted; pressed
@@ -119,14 +126,16 @@ def test_a_signal_at_start_up_interrupts_the_run(tmp_path: Path, workers: int, s
         assert "Traceback" not in out and json.loads(stale.read_text()) == {"previous run": True}
         assert out.strip().splitlines()[-1] == (
             "nlp-gate: stopped by a second SIGINT during pytest's start-up, before the run "
-            f"began: no results were written ({stale}, if present, is an earlier run's)"), out
+            f"began: no results were written ({stale}, if present, is an earlier run's)"
+        ), out
         return
     _assert_interrupted_before_any_item(run, out)
 
 
 @pytest.mark.parametrize("signals", [1, 2])
-def test_a_signal_while_xdist_starts_its_workers_interrupts_the_run(tmp_path: Path,
-                                                                     signals: int) -> None:
+def test_a_signal_while_xdist_starts_its_workers_interrupts_the_run(
+    tmp_path: Path, signals: int
+) -> None:
     """Ctrl-C while xdist brings up its workers (about a second into a run): a worker still
     booting dies of it, and xdist's start of the session fails with execnet's EOFError.
     That is the signal's doing: an interrupted run (exit 2, this run's results.json and
@@ -148,8 +157,9 @@ def test_a_signal_while_xdist_starts_its_workers_interrupts_the_run(tmp_path: Pa
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_a_signal_while_the_results_are_written_is_said_not_acted_on(tmp_path: Path,
-                                                                     workers: int) -> None:
+def test_a_signal_while_the_results_are_written_is_said_not_acted_on(
+    tmp_path: Path, workers: int
+) -> None:
     """Ctrl-C, twice, once every item has run and the run writes its results: cutting that
     short would leave no results.json, or a previous run's, under this run's name.  The run
     finishes writing them, says it does, and ends with the verdict of the items it ran."""
@@ -171,8 +181,9 @@ def test_a_signal_while_the_results_are_written_is_said_not_acted_on(tmp_path: P
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_a_signal_during_the_items_then_while_the_results_are_written(tmp_path: Path,
-                                                                       workers: int) -> None:
+def test_a_signal_during_the_items_then_while_the_results_are_written(
+    tmp_path: Path, workers: int
+) -> None:
     """Ctrl-C during the items stops the run after its running items; pressed again while
     the results of the items that ran are written, it is said and not acted on: the run
     ends interrupted, with those records, not cut short in the writing (a second signal
@@ -197,7 +208,8 @@ def test_a_signal_during_the_items_then_while_the_results_are_written(tmp_path: 
 @pytest.mark.parametrize("workers", [0, 2])
 @pytest.mark.parametrize("signals", [1, 2])
 def test_a_signal_while_pytest_imports_the_plugin_interrupts_the_run(
-        tmp_path: Path, workers: int, signals: int) -> None:
+    tmp_path: Path, workers: int, signals: int
+) -> None:
     """Ctrl-C in a run's first second, while pytest imports the nlp-gate plugin (before any
     of its hooks can run): an interrupted run with this run's results.json, not Python's
     KeyboardInterrupt traceback out of pytest's plugin loading with the previous run's
@@ -218,6 +230,7 @@ def test_a_signal_while_pytest_imports_the_plugin_interrupts_the_run(
         assert out.strip().splitlines()[-1] == (
             "nlp-gate: stopped by a second SIGINT while pytest loaded its plugins, before the "
             "run began: no results were written (a results.json there, if present, is an earlier "
-            "run's)"), out
+            "run's)"
+        ), out
         return
     _assert_interrupted_before_any_item(run, out)

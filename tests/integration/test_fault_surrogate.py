@@ -32,14 +32,17 @@ def test_odd_text():
 
 @pytest.mark.parametrize("fingerprint", ["", "@v1"])  # without and with the persistent cache
 def test_a_lone_surrogate_fails_only_its_own_test(tmp_path: Path, fingerprint: str) -> None:
-    repo = function_repo(tmp_path, tests={"test_words.py": PLAIN_WORDS_TEST,
-                                          "test_z_odd.py": ODD_TEXT_TEST})
+    repo = function_repo(
+        tmp_path, tests={"test_words.py": PLAIN_WORDS_TEST, "test_z_odd.py": ODD_TEXT_TEST}
+    )
     run = run_repo(repo, "--nlp-model", f"sentiment=mymod:predict{fingerprint}")
     out = run.out
     assert run.fail_counts() == {("plain_words", "predict"): (0, 24)}, out[-3000:]
     assert "1 passed, 1 error" in out
-    assert ("test_z_odd.py::odd_text: case 1 ('The food was good \\ud800.') holds text that is not "
-            "valid Unicode ('The food was good \\ud800.'") in out, out[-3000:]
+    assert (
+        "test_z_odd.py::odd_text: case 1 ('The food was good \\ud800.') holds text that is not "
+        "valid Unicode ('The food was good \\ud800.'"
+    ) in out, out[-3000:]
     assert "UnicodeEncodeError" not in out and "Traceback" not in out
 
 
@@ -64,11 +67,14 @@ def test_the_engine_never_sends_such_text_to_a_model_or_the_cache() -> None:
 # item.  The comparisons of the whole run are computed together (Benjamini-Hochberg needs all
 # of them): the first one used to predict every selected comparison's cases in one batch, the
 # odd test's too, and the engine refused that batch, failing the clean tests' comparisons.
-TWO_FUNCTIONS = WORD_FUNCTION + '''
+TWO_FUNCTIONS = (
+    WORD_FUNCTION
+    + """
 
 def predict_soft(texts):
     return [[0.2, 0.8] if row[1] > 0.5 else [0.7, 0.3] for row in predict(texts)]
-'''
+"""
+)
 
 # A second clean test: with the plain-words test, two clean native tests beside the odd one.
 PLAIN_MFT_TEST = PLAIN_WORDS_TEST.replace("test_plain_words", "test_plain_mft")
@@ -79,9 +85,11 @@ def _outcomes(junit: Path) -> dict[str, str]:
     outcomes = {}
     for case in ElementTree.parse(junit).iter("testcase"):
         kinds = [child.tag for child in case if child.tag in ("failure", "error", "skipped")]
-        outcomes[case.get("name", "")] = {"failure": "failed", "error": "error",
-                                          "skipped": "skipped"}.get(
-                                              kinds[0] if kinds else "", "passed")
+        outcomes[case.get("name", "")] = {
+            "failure": "failed",
+            "error": "error",
+            "skipped": "skipped",
+        }.get(kinds[0] if kinds else "", "passed")
     return outcomes
 
 
@@ -92,11 +100,18 @@ def test_a_lone_surrogate_changes_no_other_tests_comparison(tmp_path: Path, work
     for name, tests in (("alone", clean), ("beside", {**clean, "test_z_odd.py": ODD_TEXT_TEST})):
         repo = function_repo(tmp_path / name, module=TWO_FUNCTIONS, tests=tests)
         junit = tmp_path / f"{name}.xml"
-        run = run_repo(repo, "-n", workers, f"--junitxml={junit}",
-                       "--nlp-model", "sentiment=mymod:predict",
-                       "--nlp-model", "sentiment=mymod:predict_soft")
+        run = run_repo(
+            repo,
+            "-n",
+            workers,
+            f"--junitxml={junit}",
+            "--nlp-model",
+            "sentiment=mymod:predict",
+            "--nlp-model",
+            "sentiment=mymod:predict_soft",
+        )
         runs[name] = (run, _outcomes(junit))
-    (alone_run, alone), (beside_run, beside) = runs["alone"], runs["beside"]
+    (_, alone), (beside_run, beside) = runs["alone"], runs["beside"]
     assert any("-vs-" in name for name in alone), alone  # the clean tests have comparisons
     odd = {name: outcome for name, outcome in beside.items() if name.startswith("test_odd_text")}
     assert {name: beside[name] for name in alone} == alone, beside_run.out[-4000:]

@@ -47,10 +47,11 @@ def test_a_killed_worker_counts_each_item_once(tmp_path: Path, dist: str) -> Non
     if dist == "loadgroup":  # run again on the other worker: its record is its outcome
         assert not lost
         assert [(x["item"], x["models"]) for x in results["recovered"]] == [(item, [model])]
-        assert f"{line}; 1 item ran again after a worker crash, counted once by its outcome " \
-               "(pytest's summary also counts the crash as an error)" in out, out[-3000:]
+        assert (
+            f"{line}; 1 item ran again after a worker crash, counted once by its outcome "
+            "(pytest's summary also counts the crash as an error)" in out
+        ), out[-3000:]
     else:  # not run again: lost, and counted as failed
         assert [(x["item"], x["models"]) for x in lost] == [(item, [model])]
         assert "recovered" not in results
-        assert f"{line}; 1 item lost with a crashed worker, counted as failed" in out, \
-            out[-3000:]
+        assert f"{line}; 1 item lost with a crashed worker, counted as failed" in out, out[-3000:]

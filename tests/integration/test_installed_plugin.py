@@ -21,10 +21,17 @@ from fixtures.user_repo import write_gates, write_models
 SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
 
-def _pytest(cwd: Path, *args: str, env: dict[str, str] | None = None,
-            timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+def _pytest(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -32,26 +39,34 @@ def user_repo(tmp_path: Path, zoo: Path) -> Path:
     """A user's repository: two of their own classifiers, their gates, their pytest.ini."""
     repo = tmp_path / "their-repo"
     repo.mkdir()
-    write_models(repo / "models.yaml", {"current": zoo / "sst2" / "bert",
-                                        "next": zoo / "sst2" / "albert"})
-    write_gates(repo / "thresholds.yaml", {
-        "checklist": {"default": 100, "capabilities": {"Fairness": 100}},
-        "accuracy": {"min_accuracy": 50}})
+    write_models(
+        repo / "models.yaml", {"current": zoo / "sst2" / "bert", "next": zoo / "sst2" / "albert"}
+    )
+    write_gates(
+        repo / "thresholds.yaml",
+        {
+            "checklist": {"default": 100, "capabilities": {"Fairness": 100}},
+            "accuracy": {"min_accuracy": 50},
+        },
+    )
     (repo / "pytest.ini").write_text(
         "[pytest]\n"
         "nlp_gate_release_suites = true\n"
         "nlp_gate_models_file = models.yaml\n"
-        f"addopts = --nlp-suite-dir {SHARED_SUITES}\n")
+        f"addopts = --nlp-suite-dir {SHARED_SUITES}\n"
+    )
     return repo
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_users_repository_runs_the_released_fairness_items(user_repo: Path, zoo: Path,
-                                                             workers: str) -> None:
+def test_a_users_repository_runs_the_released_fairness_items(
+    user_repo: Path, zoo: Path, workers: str
+) -> None:
     env = {**os.environ, "NLP_GATE_ZOO_DIR": str(zoo)}
     env.pop("NLP_GATE_CACHE", None)
-    run = _pytest(user_repo, "-m", "fairness and checklist", "--nlp-sample", "20", "-n", workers,
-                  env=env)
+    run = _pytest(
+        user_repo, "-m", "fairness and checklist", "--nlp-sample", "20", "-n", workers, env=env
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert "8 passed" in run.stdout  # the 4 sentiment Fairness tests x sst2 x 2 models
     results = json.loads((user_repo / "reports" / "results.json").read_text())
@@ -68,7 +83,13 @@ def test_a_users_repository_gate_miss_fails_the_run(user_repo: Path, zoo: Path) 
     gates = yaml.safe_load((user_repo / "thresholds.yaml").read_text())
     gates["profiles"]["tiny"]["checklist"]["capabilities"]["Fairness"] = 0
     (user_repo / "thresholds.yaml").write_text(yaml.safe_dump(gates))
-    run = _pytest(user_repo, "-m", "fairness and checklist", "--nlp-sample", "20",
-                  env={**os.environ, "NLP_GATE_ZOO_DIR": str(zoo)})
+    run = _pytest(
+        user_repo,
+        "-m",
+        "fairness and checklist",
+        "--nlp-sample",
+        "20",
+        env={**os.environ, "NLP_GATE_ZOO_DIR": str(zoo)},
+    )
     assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.stdout[-3000:]
     assert "exceeds the gate 0.0% (thresholds.yaml: capabilities.Fairness)" in run.stdout

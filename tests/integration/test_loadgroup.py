@@ -2,7 +2,8 @@
 too (issue 31).
 
 pytest 9.2 ignores the node-id suffix through which pytest-xdist 3.8 groups items
-(pytest-xdist#1386): without the plugin's own hand-over of the groups (``nlp_gate.xdist_groups``)
+(pytest-xdist#1386): without the plugin's own hand-over of the groups
+(``nlp_gate.pytest_plugin.xdist_groups``)
 a model's items spread over both workers, each of which then loads the model and predicts
 all of its inputs.  Each run is a user's repository (``fixtures/function_repo.py``) with two
 function models and three native tests, once under this environment's pytest and once under
@@ -27,7 +28,7 @@ from fixtures.function_repo import WORD_FUNCTION, function_repo
 PYTEST_92 = "9.2.0"
 MODELS = ("predict", "predict_too")
 
-THREE_TESTS = '''
+THREE_TESTS = """
 from nlp_gate.native import MFT, behavioral_test
 
 WORDS = ["good", "great", "bad", "awful"]
@@ -37,13 +38,16 @@ def _plain_words():
     data = [f"The {thing} was {word}." for thing in ("food", "film", "room") for word in WORDS]
     return MFT(data, labels=[int(text.split()[-1].rstrip(".") in ("good", "great"))
                              for text in data])
-''' + "".join(f'''
+""" + "".join(
+    f'''
 
 @behavioral_test(capability="Vocabulary", type="mft", task="sentiment")
 def test_words_{n}():
     """Plain words, copy {n}."""
     return _plain_words()
-''' for n in range(3))
+'''
+    for n in range(3)
+)
 
 # A second model: another function (its own predictions, its own engine record).
 SECOND_FUNCTION = """
@@ -59,9 +63,23 @@ _RAN = re.compile(r"^\[(gw\d+)\] \[\s*\d+%\] \w+ (\S+)")
 def pytest_92(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """pytest 9.2.0 alone (no dependencies: this environment's pluggy and others serve)."""
     target = tmp_path_factory.mktemp("pytest-9.2")
-    install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q",
-                              "--target", str(target), f"pytest=={PYTEST_92}"],
-                             check=False, capture_output=True, text=True, timeout=600)
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            f"pytest=={PYTEST_92}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if install.returncode != 0:
         pytest.skip(f"pytest {PYTEST_92} could not be installed: {install.stderr[-500:]}")
     return target
@@ -80,24 +98,45 @@ def _workers(out: str) -> dict[str, set[str]]:
 
 
 def _run(repo: Path, pythonpath: Path | None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")
-           and not k.startswith("PYTEST_XDIST")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")
+        and not k.startswith("PYTEST_XDIST")
+    }
     if pythonpath is not None:  # before site-packages: this pytest wins
         env["PYTHONPATH"] = str(pythonpath)
     models = [f"--nlp-model=sentiment=mymod:{m}" for m in MODELS]
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *models,
-                           "-n", "2", "--dist", "loadgroup", "-v",
-                           "-m", "not regression"],  # no comparison of the two models
-                          cwd=repo, env=env, check=False, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            *models,
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-v",
+            "-m",
+            "not regression",
+        ],  # no comparison of the two models
+        cwd=repo,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.parametrize("version", ["installed", PYTEST_92])
-def test_each_models_items_run_on_one_worker(tmp_path: Path, version: str,
-                                              request: pytest.FixtureRequest) -> None:
-    repo = function_repo(tmp_path, WORD_FUNCTION + SECOND_FUNCTION,
-                         {"test_three.py": THREE_TESTS})
+def test_each_models_items_run_on_one_worker(
+    tmp_path: Path, version: str, request: pytest.FixtureRequest
+) -> None:
+    repo = function_repo(tmp_path, WORD_FUNCTION + SECOND_FUNCTION, {"test_three.py": THREE_TESTS})
     run = _run(repo, request.getfixturevalue("pytest_92") if version == PYTEST_92 else None)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-3000:]

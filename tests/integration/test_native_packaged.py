@@ -19,15 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.native.definition import definition_of
 
 from fixtures.function_repo import function_repo
 from fixtures.user_repo import package_environment
+from nlp_gate.native.definition import definition_of
 
 MODEL = "sentiment=mymod:predict"
 # The packaged Vocabulary tests of the sentiment task (the function is a sentiment model).
-VOCABULARY = {"sentiment_positive_words", "sentiment_negative_words",
-              "sentiment_intensifier_keeps_confidence"}
+VOCABULARY = {
+    "sentiment_positive_words",
+    "sentiment_negative_words",
+    "sentiment_intensifier_keeps_confidence",
+}
 OWN_TEST = "plain_words"  # fixtures/function_repo.py's PLAIN_WORDS_TEST
 
 
@@ -35,7 +38,7 @@ def _packaged_test_names() -> set[str]:
     """The names of every packaged native test (81), as results.json's ``test`` has them."""
     import importlib
 
-    from nlp_gate.plugin import NATIVE_ITEMS
+    from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
     names = set()
     for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
@@ -50,16 +53,26 @@ def _repo(tmp_path: Path, ini: str = "") -> Path:
     return repo
 
 
-def _pytest(repo: Path, *args: str, python: str = sys.executable
-            ) -> subprocess.CompletedProcess[str]:
+def _pytest(
+    repo: Path, *args: str, python: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
     """``python -P -m pytest`` in ``repo``: like the ``pytest`` command, without the working
     directory on ``sys.path``; no results path given, so the reports go to the rootdir's."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")
-           and not k.startswith("PYTEST_XDIST")}
-    return subprocess.run([python, "-P", "-m", "pytest", "-p", "no:cacheprovider",
-                           "--nlp-model", MODEL, *args], cwd=repo, env=env, check=False,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")
+        and not k.startswith("PYTEST_XDIST")
+    }
+    return subprocess.run(
+        [python, "-P", "-m", "pytest", "-p", "no:cacheprovider", "--nlp-model", MODEL, *args],
+        cwd=repo,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _collected(run: subprocess.CompletedProcess[str]) -> list[str]:
@@ -74,8 +87,10 @@ def _results(repo: Path) -> dict[str, Any]:
     return json.loads((repo / "reports" / "results.json").read_text())
 
 
-HOW = {"ini": ("nlp_gate_native_suites = true\n", ()),
-       "pyargs": ("", ("--pyargs", "nlp_gate.native_tests"))}
+HOW = {
+    "ini": ("nlp_gate_native_suites = true\n", ()),
+    "pyargs": ("", ("--pyargs", "nlp_gate.native_tests")),
+}
 
 
 @pytest.mark.parametrize("how", HOW)
@@ -97,7 +112,8 @@ def test_the_81_native_tests_are_collected_from_the_package(tmp_path: Path, how:
 @pytest.mark.parametrize("workers", ["0", "2"])
 @pytest.mark.parametrize("how", HOW)
 def test_a_function_model_is_gated_by_the_packaged_vocabulary_tests(
-        tmp_path: Path, how: str, workers: str) -> None:
+    tmp_path: Path, how: str, workers: str
+) -> None:
     ini, args = HOW[how]
     repo = _repo(tmp_path, ini)
     run = _pytest(repo, "-m", "native and vocabulary", "-n", workers, *args)
@@ -115,8 +131,7 @@ def test_a_function_model_is_gated_by_the_packaged_vocabulary_tests(
     assert "release gate" in run.stdout
 
 
-def test_without_the_ini_key_or_pyargs_no_packaged_native_item_is_collected(
-        tmp_path: Path) -> None:
+def test_without_the_ini_key_or_pyargs_no_packaged_native_item_is_collected(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     run = _pytest(repo, "--co", "-q")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
@@ -127,11 +142,11 @@ def test_without_the_ini_key_or_pyargs_no_packaged_native_item_is_collected(
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_run_of_the_packaged_suites_that_selects_nothing_stops(tmp_path: Path,
-                                                                 workers: str) -> None:
+def test_a_run_of_the_packaged_suites_that_selects_nothing_stops(
+    tmp_path: Path, workers: str
+) -> None:
     repo = _repo(tmp_path)
-    run = _pytest(repo, "--pyargs", "nlp_gate.native_tests", "-k", "no_such_test",
-                  "-n", workers)
+    run = _pytest(repo, "--pyargs", "nlp_gate.native_tests", "-k", "no_such_test", "-n", workers)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:]
     assert "this run selects no nlp-gate item to gate" in run.stderr, run.stderr[-2000:]
     assert "nlp_gate_native_suites = true" in run.stderr
@@ -140,14 +155,23 @@ def test_a_run_of_the_packaged_suites_that_selects_nothing_stops(tmp_path: Path,
 
 
 def test_the_ini_key_reaches_a_copy_of_the_package_inside_the_repositorys_venv(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Where a wheel install puts them: ``.venv`` inside the repository, a folder pytest's
     walk of the rootdir skips (``pyvenv.cfg``, ``norecursedirs``)."""
     repo = _repo(tmp_path, "nlp_gate_native_suites = true\n")
     python = package_environment(repo / ".venv")
-    where = subprocess.run([str(python), "-P", "-c",
-                            "import nlp_gate.plugin as p; print(p.NATIVE_ITEMS)"],
-                           check=True, capture_output=True, text=True).stdout.strip()
+    where = subprocess.run(
+        [
+            str(python),
+            "-P",
+            "-c",
+            "import nlp_gate.pytest_plugin.plugin as p; print(p.NATIVE_ITEMS)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     assert Path(where).is_relative_to(repo / ".venv"), where
     run = _pytest(repo, "-m", "native and vocabulary", python=str(python))
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-2000:]

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from fixtures.gate_run import RunGate
 from nlp_gate.config.profiles import ModelSpec, load_profile
 from nlp_gate.engine import onnx_backend
 from nlp_gate.engine.loading import load_classifier, zoo_location
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
-
-from fixtures.gate_run import RunGate
 
 PROFILE = load_profile("tiny")
 SENTIMENT = PROFILE.get("sst2", "albert")
@@ -25,10 +25,22 @@ PARAPHRASE = PROFILE.get("qqp", "bert")
 TOLERANCE = 1e-4
 
 LONG = " ".join(["a remarkably long and winding review"] * 30)  # cut to the 64-token table
-TEXTS = ["good movie", "not a good movie", "", "I never thought I'd say this: great!", LONG,
-         "é 🙂 ünïcödé", "the food was awful but the service was great"]
-PAIRS = [("How do I learn Python?", "What is the best way to learn Python?"), ("", ""),
-         ("Is it raining?", LONG), ("a", "b"), ("Who won?", "Who lost?")]
+TEXTS = [
+    "good movie",
+    "not a good movie",
+    "",
+    "I never thought I'd say this: great!",
+    LONG,
+    "é 🙂 ünïcödé",
+    "the food was awful but the service was great",
+]
+PAIRS = [
+    ("How do I learn Python?", "What is the best way to learn Python?"),
+    ("", ""),
+    ("Is it raining?", LONG),
+    ("a", "b"),
+    ("Who won?", "Who lost?"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +49,19 @@ def zoo() -> Path:
     return default_zoo_root()
 
 
-def _load(zoo: Path, spec: ModelSpec, backend: str, exports: Path,
-          cache: Path | None = None) -> Classifier:
+def _load(
+    zoo: Path, spec: ModelSpec, backend: str, exports: Path, cache: Path | None = None
+) -> Classifier:
     options = LoadOptions(device="cpu", cache=cache, backend=backend, export_dir=exports)
     return load_classifier(spec, zoo_location(zoo, spec), options)
 
 
-@pytest.mark.parametrize(("spec", "inputs"), [(SENTIMENT, TEXTS), (PARAPHRASE, PAIRS)],
-                         ids=["sst2-albert", "qqp-bert"])
-def test_onnx_predictions_agree_with_torch(zoo: Path, tmp_path: Path, spec: ModelSpec,
-                                           inputs: list[Any]) -> None:
+@pytest.mark.parametrize(
+    ("spec", "inputs"), [(SENTIMENT, TEXTS), (PARAPHRASE, PAIRS)], ids=["sst2-albert", "qqp-bert"]
+)
+def test_onnx_predictions_agree_with_torch(
+    zoo: Path, tmp_path: Path, spec: ModelSpec, inputs: list[Any]
+) -> None:
     torch_run = _load(zoo, spec, "torch", tmp_path)
     onnx_run = _load(zoo, spec, "onnx", tmp_path)
     expected, probs = torch_run.predict_proba(inputs), onnx_run.predict_proba(inputs)
@@ -55,12 +70,16 @@ def test_onnx_predictions_agree_with_torch(zoo: Path, tmp_path: Path, spec: Mode
     np.testing.assert_allclose(probs, expected, atol=TOLERANCE, rtol=0)
     np.testing.assert_allclose(probs.sum(axis=1), 1, atol=1e-6)
     # The same tokens went in: the long input cut to the same position table.
-    assert (onnx_run.max_length, onnx_run.truncated) == (torch_run.max_length,
-                                                         torch_run.truncated) == (64, 1)
+    assert (
+        (onnx_run.max_length, onnx_run.truncated)
+        == (torch_run.max_length, torch_run.truncated)
+        == (64, 1)
+    )
 
 
-def test_the_export_is_made_once_per_checkpoint(zoo: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_export_is_made_once_per_checkpoint(
+    zoo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = _load(zoo, SENTIMENT, "onnx", tmp_path)
     expected = first.predict_proba(TEXTS)
     exported = list(tmp_path.glob("*.onnx"))
@@ -85,8 +104,7 @@ def test_a_damaged_export_is_made_again(zoo: Path, tmp_path: Path) -> None:
     assert path.stat().st_size > 1000  # exported anew in its place
 
 
-def test_torch_and_onnx_never_answer_for_each_other_in_the_cache(zoo: Path,
-                                                                 tmp_path: Path) -> None:
+def test_torch_and_onnx_never_answer_for_each_other_in_the_cache(zoo: Path, tmp_path: Path) -> None:
     cache = tmp_path / "predictions.sqlite"
     torch_run = _load(zoo, PARAPHRASE, "torch", tmp_path, cache)
     torch_run.predict_proba(PAIRS)
@@ -103,9 +121,18 @@ def test_torch_and_onnx_never_answer_for_each_other_in_the_cache(zoo: Path,
 
 
 def test_the_header_and_results_json_name_the_backend(run_gate: RunGate, tmp_path: Path) -> None:
-    run = run_gate("-m", "checklist", "-k", "/sst2/bert]", "--nlp-sample", "5",
-                   "--nlp-backend", "onnx", "--nlp-prediction-cache",
-                   str(tmp_path / "predictions.sqlite"))
+    run = run_gate(
+        "-m",
+        "checklist",
+        "-k",
+        "/sst2/bert]",
+        "--nlp-sample",
+        "5",
+        "--nlp-backend",
+        "onnx",
+        "--nlp-prediction-cache",
+        str(tmp_path / "predictions.sqlite"),
+    )
     assert run.result.ret in (0, 1), run.result.stdout.str()  # 1: a gate may fail
     run.result.stdout.fnmatch_lines(["nlp-gate: profile=tiny * backend=onnx"])  # the header
     assert run.json["run"]["backend"] == "onnx"

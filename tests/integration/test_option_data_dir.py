@@ -13,14 +13,17 @@ from fixtures.gate_run import ZOO, RunGate
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_tiny_profile_measures_table1_on_the_zoo_heldout_sets(run_gate: RunGate,
-                                                              workers: int) -> None:
+def test_tiny_profile_measures_table1_on_the_zoo_heldout_sets(
+    run_gate: RunGate, workers: int
+) -> None:
     run = run_gate("-m", "accuracy", workers=workers)
     records = run.json["accuracy"]
     assert len(records) == 6 * 2, run.result.stdout.str()[-3000:]
     assert [(r["dataset"], r["model"]) for r in records] == [
-        (d, m) for d in ("rotten_tomatoes", "yelp_polarity", "sst2", "qqp", "mrpc", "rte")
-        for m in ("bert", "albert")]
+        (d, m)
+        for d in ("rotten_tomatoes", "yelp_polarity", "sst2", "qqp", "mrpc", "rte")
+        for m in ("bert", "albert")
+    ]
     for r in records:
         assert r["split"] == "heldout" and r["source"].endswith(f"{r['dataset']}/heldout.jsonl")
         assert r["n"] == 1000 and r["accuracy"] == pytest.approx(100 * r["n_correct"] / 1000)
@@ -48,13 +51,22 @@ def test_data_dir_replaces_the_evaluation_set(run_gate: RunGate, tmp_path: Path)
 
 
 def test_a_hub_dataset_without_hub_names_the_missing_data_and_how_to_provide_it(
-        run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A checkpoint of one's own (a local copy of a zoo model, so it loads offline) on the
     hub's sst2: its evaluation split is GLUE's, which an offline machine does not have."""
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")  # an air-gapped machine: no retries
     models = _own_models_file(tmp_path)
-    own = ("--nlp-models-file", str(models), "--nlp-profile", "own", "--nlp-thresholds",
-           str(models.with_name("gates.yaml")), "-m", "accuracy")
+    own = (
+        "--nlp-models-file",
+        str(models),
+        "--nlp-profile",
+        "own",
+        "--nlp-thresholds",
+        str(models.with_name("gates.yaml")),
+        "-m",
+        "accuracy",
+    )
     run = run_gate(*own)
     out = run.result.stdout.str()
     assert "no evaluation data for sst2: nyu-mll/glue/sst2 split 'validation'" in out, out
@@ -79,8 +91,27 @@ def _own_models_file(tmp: Path) -> Path:
     ensure_zoo(ZOO)
     tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
     path = tmp / "models.yaml"
-    path.write_text(yaml.safe_dump({"tasks": tasks, "profiles": {"own": {"datasets": {
-        "sst2": {"task": "sentiment", "models": {"mine": {
-            "id": str(ZOO / "sst2" / "bert"), "labels": ["negative", "positive"]}}}}}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "tasks": tasks,
+                "profiles": {
+                    "own": {
+                        "datasets": {
+                            "sst2": {
+                                "task": "sentiment",
+                                "models": {
+                                    "mine": {
+                                        "id": str(ZOO / "sst2" / "bert"),
+                                        "labels": ["negative", "positive"],
+                                    }
+                                },
+                            }
+                        }
+                    }
+                },
+            }
+        )
+    )
     path.with_name("gates.yaml").write_text(yaml.safe_dump({"profiles": {"own": {}}}))
     return path

@@ -36,11 +36,18 @@ def test_an_endpoint_that_turns_slow_fails_its_items_with_one_line(run_gate: Run
     errors = run.json["errors"]
     assert errors and not run.json["records"]
     assert {e["message"] for e in errors} == {
-        f"model refused: endpoint {url}: no answer within 1 s (5 tries)"}
+        f"model refused: endpoint {url}: no answer within 1 s (5 tries)"
+    }
 
 
 def test_the_timeout_is_at_least_one_second(run_gate: RunGate) -> None:
-    run = run_gate("--nlp-model", "sentiment=http://127.0.0.1:9/p", "-m", "fairness",
-                   "--nlp-endpoint-timeout", "0")
+    run = run_gate(
+        "--nlp-model",
+        "sentiment=http://127.0.0.1:9/p",
+        "-m",
+        "fairness",
+        "--nlp-endpoint-timeout",
+        "0",
+    )
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--nlp-endpoint-timeout" in run.result.stderr.str()

@@ -18,9 +18,15 @@ from fixtures.function_repo import function_repo, run_repo
 
 MODEL = ["--nlp-model", "sentiment=mymod:predict"]
 # Every --nlp-* option whose value is a path: (option, the path is a folder).
-PATH_OPTIONS = [("--nlp-suite-dir", True), ("--nlp-data-dir", True), ("--nlp-resources", True),
-                ("--nlp-models-file", False), ("--nlp-thresholds", False),
-                ("--nlp-results", False), ("--nlp-prediction-cache", False)]
+PATH_OPTIONS = [
+    ("--nlp-suite-dir", True),
+    ("--nlp-data-dir", True),
+    ("--nlp-resources", True),
+    ("--nlp-models-file", False),
+    ("--nlp-thresholds", False),
+    ("--nlp-results", False),
+    ("--nlp-prediction-cache", False),
+]
 
 
 def _outside(tmp_path: Path, folder: bool) -> Path:
@@ -35,8 +41,9 @@ def _outside(tmp_path: Path, folder: bool) -> Path:
 
 
 @pytest.mark.parametrize(("option", "folder"), PATH_OPTIONS, ids=[o for o, _ in PATH_OPTIONS])
-def test_a_path_value_in_the_space_form_stops_with_one_message(tmp_path: Path, option: str,
-                                                               folder: bool) -> None:
+def test_a_path_value_in_the_space_form_stops_with_one_message(
+    tmp_path: Path, option: str, folder: bool
+) -> None:
     repo = function_repo(tmp_path)
     value = _outside(tmp_path, folder)
     run = run_repo(repo, "--co", *MODEL, option, str(value))

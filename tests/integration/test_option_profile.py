@@ -32,12 +32,14 @@ def test_unknown_profile_lists_valid_profiles(run_gate: RunGate) -> None:
 
 
 def test_paper_profile_offline_stops_at_start_naming_every_model(
-        run_gate: RunGate, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_gate: RunGate, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Hub checkpoints neither cached nor reachable: one usage error before any item runs,
     listing each model with the ways to provide it."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as on an air-gapped machine: no retries
-    run = run_gate("--nlp-profile", "paper", "-m", "fairness and not native", "-k", "sst2",
-                   "--nlp-sample", "2")
+    run = run_gate(
+        "--nlp-profile", "paper", "-m", "fairness and not native", "-k", "sst2", "--nlp-sample", "2"
+    )
     err = run.result.stderr.str()
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR, err[-2000:]
     assert err.splitlines()[0].startswith("ERROR: 12 model(s) of profile 'paper' "), err[:500]

@@ -20,8 +20,9 @@ def test_full_run_has_one_record_per_item_and_xdist_changes_nothing(run_gate: Ru
         if r["suite"] not in ("sentiment", "qqp"):
             native[r["suite"], r["test"]] = native.get((r["suite"], r["test"]), 0) + 1
     assert len(native) >= 3 * 10 * 2  # every capability, >= 2 tests per task
-    assert all(n == MODELS_OF_TASK[suite.removeprefix("native_")]
-               for (suite, _), n in native.items())
+    assert all(
+        n == MODELS_OF_TASK[suite.removeprefix("native_")] for (suite, _), n in native.items()
+    )
     assert serial.records == parallel.records
     assert all(r["n_cases"] <= 3 for r in serial.records)
 

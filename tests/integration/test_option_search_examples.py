@@ -28,13 +28,29 @@ def args(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Two prediction functions on sst2, every CheckList gate at 0 %, this test's own cache
     (prediction cache and example database: the first run finds, it does not replay)."""
     monkeypatch.setenv("NLP_GATE_CACHE", str(tmp_path / "cache"))
-    models = write_models(tmp_path / "models.yaml", {
-        name: {"predict": f"fixtures.lexicon_model:{function}", "fingerprint": f"{name}-1",
-               "labels": LABELS}
-        for name, function in (("biased", "biased"), ("clean", "predict_proba"))})
+    models = write_models(
+        tmp_path / "models.yaml",
+        {
+            name: {
+                "predict": f"fixtures.lexicon_model:{function}",
+                "fingerprint": f"{name}-1",
+                "labels": LABELS,
+            }
+            for name, function in (("biased", "biased"), ("clean", "predict_proba"))
+        },
+    )
     gates = write_gates(tmp_path / "gates.yaml", {"checklist": {"default": 0}})
-    return ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates),
-            "-k", TEST, "-rs", "--alluredir", str(tmp_path / "allure")]
+    return [
+        "--nlp-models-file",
+        str(models),
+        "--nlp-thresholds",
+        str(gates),
+        "-k",
+        TEST,
+        "-rs",
+        "--alluredir",
+        str(tmp_path / "allure"),
+    ]
 
 
 def shortest() -> dict[str, tuple[str, ...]]:
@@ -53,16 +69,19 @@ def by_model(results: dict[str, Any], section: str) -> dict[str, dict[str, Any]]
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_planted_name_the_sample_misses_is_found_shrunk_and_replayed(
-        run_gate: RunGate, args: list[str], tmp_path: Path, workers: int) -> None:
+    run_gate: RunGate, args: list[str], tmp_path: Path, workers: int
+) -> None:
     first = run_gate(*args, "--nlp-search-examples", BUDGET, workers=workers)
     out = first.result.stdout.str()
     assert first.result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     results = first.json
     # (a) the fixed sample lacks the name: both models pass its gate of 0 %
-    sample = (first.results_path.parent / "cases" / "native_sentiment" / f"{TEST}.jsonl")
+    sample = first.results_path.parent / "cases" / "native_sentiment" / f"{TEST}.jsonl"
     assert PLANTED_NAME not in sample.read_text()
-    assert {m: (r["n_failed"], r["passed"]) for m, r in by_model(results, "records").items()
-            } == {"biased": (0, True), "clean": (0, True)}
+    assert {m: (r["n_failed"], r["passed"]) for m, r in by_model(results, "records").items()} == {
+        "biased": (0, True),
+        "clean": (0, True),
+    }
     # (b) the search finds it, shrunk to the shortest texts, one token apart
     searches = by_model(results, "searches")
     found = searches["biased"]
@@ -77,15 +96,18 @@ def test_a_planted_name_the_sample_misses_is_found_shrunk_and_replayed(
     differing = [(a, b) for a, b in zip(c["original"].split(), c["perturbed"].split()) if a != b]
     assert differing == [(c["from"], c["to"])]
     assert [p["label"] for p in c["predictions"]] == (
-        ["negative", "positive"] if c["from"] == PLANTED_NAME else ["positive", "negative"])
+        ["negative", "positive"] if c["from"] == PLANTED_NAME else ["positive", "negative"]
+    )
     assert 1 <= found["tried"] <= int(BUDGET) and found["seed"] == 1
     # ... shown in the item's failure message and attached to its Allure result
     assert "[search/sst2/biased]" in out and "counterexample to the test's expectation" in out
     assert f"slot first_name: {c['from']!r} -> {c['to']!r}" in out
-    attached = [json.loads((tmp_path / "allure" / a["source"]).read_text())
-                for p in (tmp_path / "allure").glob("*-result.json")
-                for a in json.loads(p.read_text()).get("attachments", [])
-                if a["name"] == "counterexample"]
+    attached = [
+        json.loads((tmp_path / "allure" / a["source"]).read_text())
+        for p in (tmp_path / "allure").glob("*-result.json")
+        for a in json.loads(p.read_text()).get("attachments", [])
+        if a["name"] == "counterexample"
+    ]
     assert [a["counterexample"] for a in attached] == [c]
     assert "1 of 2 search items over their gate" in out
     # (e) the clean model: nothing found in the whole budget, its search passes
@@ -104,7 +126,8 @@ def test_a_planted_name_the_sample_misses_is_found_shrunk_and_replayed(
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_without_the_option_the_searches_skip_with_the_reason(
-        run_gate: RunGate, args: list[str], workers: int) -> None:
+    run_gate: RunGate, args: list[str], workers: int
+) -> None:
     run = run_gate(*args, workers=workers)
     out = run.result.stdout.str()
     assert run.result.ret == pytest.ExitCode.OK, out[-3000:]

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("mlflow")
 
-from fixtures.gate_run import GateRun, RunGate  # noqa: E402
-from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, registry_env  # noqa: E402,F401
+from fixtures.gate_run import GateRun, RunGate  # noqa: E402  # after the importorskip above
+from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, registry_env  # noqa: E402,F401  # after the importorskip above; pytest fixtures
 
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 LEXICON = "sentiment[negative,positive]=models:/sst2-lexicon/1"
@@ -23,29 +23,38 @@ def one_error(run: GateRun) -> str:
     err = run.result.stderr.str()
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR, err[-2000:]
     assert err.count("ERROR:") == 1 and "Traceback" not in err, err[-2000:]
-    return err[err.index("ERROR:"):]
+    return err[err.index("ERROR:") :]
 
 
 def test_a_pyfunc_without_consent_stops_the_run_and_says_how_to_consent(
-        run_gate: RunGate, registry_env: LocalRegistry) -> None:
+    run_gate: RunGate, registry_env: LocalRegistry
+) -> None:
     message = one_error(run_gate("--nlp-model", LEXICON, *ARGS))
-    assert "models:/sst2-lexicon/1): version 1 is an MLflow pyfunc model: loading it runs " \
-           "code pickled into the registry" in message
+    assert (
+        "models:/sst2-lexicon/1): version 1 is an MLflow pyfunc model: loading it runs "
+        "code pickled into the registry" in message
+    )
     assert "add --nlp-trust-registry-code sst2-lexicon" in message
     # Consent names the model: another model's name is no consent for this one.
-    other = one_error(run_gate("--nlp-model", LEXICON,
-                               "--nlp-trust-registry-code", "sst2-bert", *ARGS))
+    other = one_error(
+        run_gate("--nlp-model", LEXICON, "--nlp-trust-registry-code", "sst2-bert", *ARGS)
+    )
     assert "add --nlp-trust-registry-code sst2-lexicon" in other
 
 
 def test_a_trusted_pyfunc_is_gated_as_the_function_it_wraps(
-        run_gate: RunGate, registry_env: LocalRegistry) -> None:
+    run_gate: RunGate, registry_env: LocalRegistry
+) -> None:
     run = run_gate("--nlp-model", LEXICON, "--nlp-trust-registry-code", "sst2-lexicon", *ARGS)
-    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), \
+    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
         run.result.stdout.str()[-3000:]
+    )
     registry = run.json["run"]["models"][0]["registry"]
     assert (registry["name"], registry["version"], registry["flavor"]) == (
-        "sst2-lexicon", "1", "pyfunc")
+        "sst2-lexicon",
+        "1",
+        "pyfunc",
+    )
     assert registry["run_id"] == registry_env.versions["sst2-lexicon/1"]
     assert run.json["engine"][0]["fingerprint_source"] == "registry"
 
@@ -58,17 +67,27 @@ def test_a_trusted_pyfunc_is_gated_as_the_function_it_wraps(
     assert warm.json["engine"][0]["forward_passes"] == 0  # the version's answers, cached
 
 
-def test_a_trusted_pyfunc_returning_scores_stops_the_run(run_gate: RunGate,
-                                                         registry_env: LocalRegistry) -> None:
-    message = one_error(run_gate("--nlp-model", "sentiment[negative,positive]=models:/"
-                                 "sst2-scores/1", "--nlp-trust-registry-code",
-                                 "models:/sst2-scores/1", *ARGS))
+def test_a_trusted_pyfunc_returning_scores_stops_the_run(
+    run_gate: RunGate, registry_env: LocalRegistry
+) -> None:
+    message = one_error(
+        run_gate(
+            "--nlp-model",
+            "sentiment[negative,positive]=models:/sst2-scores/1",
+            "--nlp-trust-registry-code",
+            "models:/sst2-scores/1",
+            *ARGS,
+        )
+    )
     assert "returned rows that are not probabilities" in message
     assert "sums to 10" in message
 
 
-def test_a_pyfunc_named_without_labels_asks_for_them(run_gate: RunGate,
-                                                     registry_env: LocalRegistry) -> None:
+def test_a_pyfunc_named_without_labels_asks_for_them(
+    run_gate: RunGate, registry_env: LocalRegistry
+) -> None:
     message = one_error(run_gate("--nlp-model", "sentiment=models:/sst2-lexicon/1", *ARGS))
-    assert message.startswith("ERROR: --nlp-model: models:/sst2-lexicon/1 is an MLflow pyfunc "
-                              "model, whose outputs only you can name")
+    assert message.startswith(
+        "ERROR: --nlp-model: models:/sst2-lexicon/1 is an MLflow pyfunc "
+        "model, whose outputs only you can name"
+    )

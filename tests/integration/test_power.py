@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nlp_gate.plugin import NATIVE_ITEMS
 
 from fixtures.gate_run import REPO
+from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
 pytestmark = pytest.mark.slow
 
@@ -39,10 +39,26 @@ def power_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # third of the whole test run's, 474 of them the comparison runs; the whole defect zoo's
     # build is 462 of the rest, its yelp_polarity models (the same bytes) ~170.
     done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "power.py"), "--candidates", "name-sensitive",
-         "null-1", "--datasets", "yelp_polarity", "--sample", "40",
-         "--work", str(tmp / "work"), "--out", str(tmp / "reports")],
-        cwd=REPO, text=True, capture_output=True, timeout=1200)
+        [
+            sys.executable,
+            str(REPO / "scripts" / "power.py"),
+            "--candidates",
+            "name-sensitive",
+            "null-1",
+            "--datasets",
+            "yelp_polarity",
+            "--sample",
+            "40",
+            "--work",
+            str(tmp / "work"),
+            "--out",
+            str(tmp / "reports"),
+        ],
+        cwd=REPO,
+        text=True,
+        capture_output=True,
+        timeout=1200,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return tmp
 
@@ -50,8 +66,13 @@ def power_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_power_report_flags_the_planted_name_defect_and_counts_the_null(power_run: Path) -> None:
     power = json.loads((power_run / "reports" / "power.json").read_text())
     [defect] = power["defects"]
-    assert {"name", "capability", "items", "flagged_items_own_capability",
-            "flagged_items_other"} <= set(defect)
+    assert {
+        "name",
+        "capability",
+        "items",
+        "flagged_items_own_capability",
+        "flagged_items_other",
+    } <= set(defect)
     assert (defect["name"], defect["capability"]) == ("name-sensitive", "NER")
     # CheckList's fixed samples do not contain the planted name: the search finds it.
     assert "search: native_sentiment/sentiment_speaker_name_does_not_matter" in defect["flagged"]
@@ -78,19 +99,49 @@ def test_power_report_flags_the_planted_name_defect_and_counts_the_null(power_ru
 def _search(work: Path, run: str, cache: Path) -> dict[str, dict[str, Any]]:
     results = work / run / "results.json"
     subprocess.run(
-        [sys.executable, "-m", "pytest", str(NATIVE_ITEMS / "test_ner.py"),
-         "-k", "speaker", "-m", "search", "--nlp-search-examples", "300", "--rootdir", str(REPO),
-         "-c", str(REPO / "pyproject.toml"), "-p", "no:cacheprovider", "-q", "-n", "0",
-         "--nlp-profile", "defects", "--nlp-models-file", str(work / "models.yaml"),
-         "--nlp-thresholds", str(work / "thresholds.yaml"), "--nlp-candidate", "null-1",
-         "--nlp-results", str(results)],
-        cwd=REPO, text=True, capture_output=True, timeout=600,
-        env={**os.environ, "NLP_GATE_CACHE": str(cache)})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(NATIVE_ITEMS / "test_ner.py"),
+            "-k",
+            "speaker",
+            "-m",
+            "search",
+            "--nlp-search-examples",
+            "300",
+            "--rootdir",
+            str(REPO),
+            "-c",
+            str(REPO / "pyproject.toml"),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-n",
+            "0",
+            "--nlp-profile",
+            "defects",
+            "--nlp-models-file",
+            str(work / "models.yaml"),
+            "--nlp-thresholds",
+            str(work / "thresholds.yaml"),
+            "--nlp-candidate",
+            "null-1",
+            "--nlp-results",
+            str(results),
+        ],
+        cwd=REPO,
+        text=True,
+        capture_output=True,
+        timeout=600,
+        env={**os.environ, "NLP_GATE_CACHE": str(cache)},
+    )
     return {s["model"]: s for s in json.loads(results.read_text())["searches"]}
 
 
 def test_search_finds_the_planted_name_not_the_clean_reseeds_and_replays_it(
-        power_run: Path) -> None:
+    power_run: Path,
+) -> None:
     from nlp_gate.zoo.defects.doctors import PLANTED_NAME
 
     # A cache of its own: the search's example database starts empty (the models file names

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate.config.profiles import ModelSpec, load_profile
 from nlp_gate.engine.keys import input_key
-from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.loading import load_classifier, zoo_location
+from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions, ModelInput
 from nlp_gate.zoo import default_zoo_root, ensure_zoo
 
@@ -35,8 +36,27 @@ PARAPHRASE = PROFILE.get("qqp", "albert")
 # the same input computed in different batches agree to about 1e-6, not bit for bit.
 ROUNDING = 1e-5
 
-WORDS = ["good", "bad", "movie", "not", "the", "food", "was", "great", "awful", "I",
-         "think", "never", "really", "service", "plot", "!", "?", "é", "🙂"]
+WORDS = [
+    "good",
+    "bad",
+    "movie",
+    "not",
+    "the",
+    "food",
+    "was",
+    "great",
+    "awful",
+    "I",
+    "think",
+    "never",
+    "really",
+    "service",
+    "plot",
+    "!",
+    "?",
+    "é",
+    "🙂",
+]
 texts = st.one_of(
     st.lists(st.sampled_from(WORDS), max_size=30).map(" ".join),  # repeats are likely
     st.text(max_size=60),  # any unicode, empty included
@@ -53,16 +73,18 @@ def zoo() -> Path:
 def base(zoo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Classifier]:
     """One loaded model per task (through ``load_classifier``, with a cache file)."""
     cache = tmp_path_factory.mktemp("base") / "predictions.sqlite"
-    return {spec.task.name: load_classifier(spec, zoo_location(zoo, spec),
-                                            LoadOptions(cache=cache))
-            for spec in (SENTIMENT, PARAPHRASE)}
+    return {
+        spec.task.name: load_classifier(spec, zoo_location(zoo, spec), LoadOptions(cache=cache))
+        for spec in (SENTIMENT, PARAPHRASE)
+    }
 
 
 def engine(base: Classifier, cache: PredictionCache | None, batch_size: int) -> Classifier:
     """A fresh engine (empty memo) over ``base``'s loaded model and fingerprint."""
     options = dataclasses.replace(base.options, batch_size=batch_size)
-    return Classifier(base.spec, base.model, base.tokenizer, base.device, options,
-                      base.fingerprint, cache)
+    return Classifier(
+        base.spec, base.model, base.tokenizer, base.device, options, base.fingerprint, cache
+    )
 
 
 def unique(inputs: Sequence[ModelInput]) -> int:
@@ -75,16 +97,17 @@ def workloads(draw: st.DrawFn) -> tuple[str, list[ModelInput], list[ModelInput]]
     task = draw(st.sampled_from(["sentiment", "paraphrase"]))
     item = st.tuples(texts, texts) if task == "paraphrase" else texts
     first = draw(st.lists(item, max_size=40))
-    later = draw(st.lists(st.one_of(item, st.sampled_from(first)) if first else item,
-                          max_size=20))
+    later = draw(st.lists(st.one_of(item, st.sampled_from(first)) if first else item, max_size=20))
     return task, first, later
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(), st.integers(1, 70), st.integers(1, 70))
 def test_cached_predictions_are_the_fresh_ones(
-    base: dict[str, Classifier], workload: tuple[str, list[ModelInput], list[ModelInput]],
-    batch_size: int, other_batch_size: int,
+    base: dict[str, Classifier],
+    workload: tuple[str, list[ModelInput], list[ModelInput]],
+    batch_size: int,
+    other_batch_size: int,
 ) -> None:
     task, first, later = workload
     model = base[task]
@@ -102,14 +125,18 @@ def test_cached_predictions_are_the_fresh_ones(
         assert reader.cache_hits == unique(first)
         assert reader.forward_count == unique(first + later) - unique(first)
         assert read.dtype == np.float32 and read.shape == (len(first + later), 2)
-        assert np.array_equal(read[:len(first)], written)  # bit for bit what was computed
+        assert np.array_equal(read[: len(first)], written)  # bit for bit what was computed
         recomputed = engine(model, None, other_batch_size).predict_proba(first + later)
         np.testing.assert_allclose(read, recomputed, atol=ROUNDING)
 
 
 # -- fingerprints -----------------------------------------------------------------------
-INPUTS = [f"the {a} {b} was {c}" for a in ("movie", "food", "plot") for b in ("really", "not")
-          for c in ("good", "bad", "great", "awful")]
+INPUTS = [
+    f"the {a} {b} was {c}"
+    for a in ("movie", "food", "plot")
+    for b in ("really", "not")
+    for c in ("good", "bad", "great", "awful")
+]
 
 
 def _copy(zoo: Path, spec: ModelSpec, dest: Path) -> Path:
@@ -117,7 +144,7 @@ def _copy(zoo: Path, spec: ModelSpec, dest: Path) -> Path:
 
 
 def _load(spec: ModelSpec, location: Path, cache: Path, **options: object) -> Classifier:
-    return load_classifier(spec, str(location), LoadOptions(cache=cache, **options))  # type: ignore[arg-type]
+    return load_classifier(spec, str(location), LoadOptions(cache=cache, **options))  # type: ignore[arg-type]  # options: **kwargs of LoadOptions
 
 
 @given(st.one_of(texts, st.tuples(texts, texts), st.lists(texts, max_size=3)))
@@ -187,8 +214,9 @@ def test_max_length_changes_the_fingerprint(zoo: Path, tmp_path: Path) -> None:
     assert (short.forward_count, short.cache_hits) == (len(INPUTS), 0)
 
 
-@pytest.mark.skipif("not __import__('torch').cuda.is_available()",
-                    reason="fp16/bf16 inference needs a GPU")
+@pytest.mark.skipif(
+    "not __import__('torch').cuda.is_available()", reason="fp16/bf16 inference needs a GPU"
+)
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_dtype_changes_the_fingerprint(zoo: Path, tmp_path: Path, dtype: str) -> None:
     cache = tmp_path / "predictions.sqlite"
@@ -231,18 +259,20 @@ def test_a_rerun_answered_from_the_cache_loads_no_weights(zoo: Path, tmp_path: P
 CONCURRENT_INPUTS = [f"{a} {b} {c}" for a in WORDS for b in WORDS[:8] for c in (".", "!")]
 
 
-def _write_concurrently(location: str, cache: str, batch_size: int, reverse: bool,
-                        start: Barrier) -> None:
+def _write_concurrently(
+    location: str, cache: str, batch_size: int, reverse: bool, start: Barrier
+) -> None:
     """One "worker": many small transactions over inputs that overlap the other's."""
     import torch
 
-    classifier = load_classifier(SENTIMENT, location, LoadOptions(cache=Path(cache),
-                                                                  batch_size=batch_size))
+    classifier = load_classifier(
+        SENTIMENT, location, LoadOptions(cache=Path(cache), batch_size=batch_size)
+    )
     torch.set_num_threads(1)  # two processes, no more threads than cores (as xdist workers)
     inputs = CONCURRENT_INPUTS[::-1] if reverse else CONCURRENT_INPUTS
     start.wait()  # both write at the same time, not one after the other
     for i in range(0, len(inputs), 13):
-        classifier.predict_proba(inputs[i:i + 13])
+        classifier.predict_proba(inputs[i : i + 13])
 
 
 def test_two_processes_writing_at_once_leave_a_sound_cache(zoo: Path, tmp_path: Path) -> None:
@@ -250,9 +280,12 @@ def test_two_processes_writing_at_once_leave_a_sound_cache(zoo: Path, tmp_path: 
     location = zoo_location(zoo, SENTIMENT)
     ctx = multiprocessing.get_context("spawn")  # no forked torch thread pools
     start = ctx.Barrier(2)
-    workers = [ctx.Process(target=_write_concurrently,
-                           args=(location, str(cache), batch_size, reverse, start))
-               for batch_size, reverse in ((7, False), (16, True))]
+    workers = [
+        ctx.Process(
+            target=_write_concurrently, args=(location, str(cache), batch_size, reverse, start)
+        )
+        for batch_size, reverse in ((7, False), (16, True))
+    ]
     for w in workers:
         w.start()
     for w in workers:
@@ -265,8 +298,9 @@ def test_two_processes_writing_at_once_leave_a_sound_cache(zoo: Path, tmp_path: 
     assert set(rows) == {input_key(x) for x in CONCURRENT_INPUTS}  # all there, no strays
     fresh = load_classifier(SENTIMENT, location, LoadOptions(cache=None))
     expected = fresh.predict_proba(CONCURRENT_INPUTS)
-    stored = np.stack([np.frombuffer(rows[input_key(x)], dtype=np.float32)
-                       for x in CONCURRENT_INPUTS])
+    stored = np.stack(
+        [np.frombuffer(rows[input_key(x)], dtype=np.float32) for x in CONCURRENT_INPUTS]
+    )
     np.testing.assert_allclose(stored, expected, atol=ROUNDING)
     reader = load_classifier(SENTIMENT, location, LoadOptions(cache=cache))
     assert np.array_equal(reader.predict_proba(CONCURRENT_INPUTS), stored)
@@ -294,8 +328,9 @@ def test_opening_a_new_file_waits_for_another_workers_write(tmp_path: Path) -> N
 
 # -- bound ------------------------------------------------------------------------------
 def _rows(tag: str, n: int = 300) -> list[tuple[str, np.ndarray]]:
-    return [(input_key(f"{tag} input {i} " + "x" * 100), np.full(2, i, np.float32))
-            for i in range(n)]
+    return [
+        (input_key(f"{tag} input {i} " + "x" * 100), np.full(2, i, np.float32)) for i in range(n)
+    ]
 
 
 def _size(path: Path, *fingerprints: str) -> int:
@@ -307,8 +342,7 @@ def _size(path: Path, *fingerprints: str) -> int:
     return path.stat().st_size
 
 
-def test_eviction_keeps_the_file_under_its_bound_least_recently_used_first(
-        tmp_path: Path) -> None:
+def test_eviction_keeps_the_file_under_its_bound_least_recently_used_first(tmp_path: Path) -> None:
     two = _size(tmp_path / "two.sqlite", "a", "b")
     bound = int(two * 1.25)  # room for two fingerprints' rows, not three
     assert _size(tmp_path / "three.sqlite", "a", "b", "c") > bound
@@ -356,9 +390,16 @@ def test_one_eviction_drops_what_it_must_and_copies_the_file_once(tmp_path: Path
 
 # -- stored outcomes ----------------------------------------------------------------------
 def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
-        tmp_path: Path) -> None:
-    outcome = {"n_cases": 3, "n_failed": 1, "fail_rate": 100 / 3, "failing": ["  case 2"],
-               "case_index": [0, 1, 2], "passed": [True, None, False]}
+    tmp_path: Path,
+) -> None:
+    outcome = {
+        "n_cases": 3,
+        "n_failed": 1,
+        "fail_rate": 100 / 3,
+        "failing": ["  case 2"],
+        "case_index": [0, 1, 2],
+        "passed": [True, None, False],
+    }
     cache = PredictionCache(tmp_path / "predictions.sqlite")
     cache.put_outcome("a", "model a", "test 1", outcome)
     assert cache.get_outcome("a", "test 1") == outcome  # floats, None and lists round-trip
@@ -375,8 +416,9 @@ def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
     bounded.close()
 
 
-def test_harness_digest_changes_with_the_harness_code(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_harness_digest_changes_with_the_harness_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nlp_gate.kinds.checklist import run as checklist_run
 
     before = checklist_run.harness_digest()
@@ -400,11 +442,16 @@ def _tiny_checkpoint(folder: Path, positions: int) -> Path:
     folder.mkdir(parents=True)
     (folder / "vocab.txt").write_text("\n".join(words) + "\n")
     BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
-    config = BertConfig(vocab_size=len(words), hidden_size=8, num_hidden_layers=1,
-                        num_attention_heads=1, intermediate_size=8,
-                        max_position_embeddings=positions,
-                        id2label={0: "negative", 1: "positive"},
-                        label2id={"negative": 0, "positive": 1})
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=8,
+        max_position_embeddings=positions,
+        id2label={0: "negative", 1: "positive"},
+        label2id={"negative": 0, "positive": 1},
+    )
     BertForSequenceClassification(config).save_pretrained(folder)
     return folder
 

@@ -9,17 +9,25 @@ import re
 from pathlib import Path
 
 import pytest
+
+from fixtures.gate_run import GateRun, RunGate
 from nlp_gate import progress
 from nlp_gate.kinds.attacks.standins import masked_lm
 from nlp_gate.zoo import build_zoo
-
-from fixtures.gate_run import GateRun, RunGate
 from tests.integration.test_zoo import micro_recipe
 
 # Two zoo checkpoints (sst2's BERT and ALBERT), their fairness tests, no prediction cache: every
 # input is predicted, a few thousand per model, in passes longer than a batch.
-ARGS = ("-m", "fairness and not native", "-k", "sst2", "--nlp-sample", "50",
-        "--nlp-prediction-cache", "off")
+ARGS = (
+    "-m",
+    "fairness and not native",
+    "-k",
+    "sst2",
+    "--nlp-sample",
+    "50",
+    "--nlp-prediction-cache",
+    "off",
+)
 MODELS = ("sst2/bert", "sst2/albert")
 
 
@@ -41,14 +49,17 @@ def progress_lines(text: str, model: str) -> tuple[list[int], list[int]]:
     """The sizes of ``model``'s cold passes that said they started, and that said they ended."""
     name = re.escape(f"cold predictions: {model}: ")
     started = re.findall(rf"^(?:\[gw\d+\] )?{name}started \((\d+) inputs\)$", text, re.MULTILINE)
-    done = re.findall(rf"^(?:\[gw\d+\] )?{name}done in [\dhms.]+, (\d+) inputs "
-                      r"\([\d.]+ inputs/s\)$", text, re.MULTILINE)
+    done = re.findall(
+        rf"^(?:\[gw\d+\] )?{name}done in [\dhms.]+, (\d+) inputs "
+        r"\([\d.]+ inputs/s\)$",
+        text,
+        re.MULTILINE,
+    )
     return [int(n) for n in started], [int(n) for n in done]
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_cold_predictions_report_progress_and_their_cost(run_gate: RunGate,
-                                                         workers: int) -> None:
+def test_cold_predictions_report_progress_and_their_cost(run_gate: RunGate, workers: int) -> None:
     run = run_gate(*ARGS, workers=workers)
     text = output(run)
     assert run.result.ret == 0, text[-3000:]
@@ -61,12 +72,16 @@ def test_cold_predictions_report_progress_and_their_cost(run_gate: RunGate,
         assert all(n > 128 for n in started)
         assert sum(done) <= passes[model]
         if workers:
-            assert re.search(rf"^\[gw\d+\] cold predictions: {re.escape(model)}: started",
-                             text, re.MULTILINE)
+            assert re.search(
+                rf"^\[gw\d+\] cold predictions: {re.escape(model)}: started", text, re.MULTILINE
+            )
         # The summary's cost line counts every input the model computed, on every worker.
-        run.result.stdout.re_match_lines([
-            rf"cold predictions: {re.escape(model)}: {passes[model]} inputs in [\d.]+s"
-            + r"( \(\d+ inputs/s\))?$"])
+        run.result.stdout.re_match_lines(
+            [
+                rf"cold predictions: {re.escape(model)}: {passes[model]} inputs in [\d.]+s"
+                + r"( \(\d+ inputs/s\))?$"
+            ]
+        )
     # results.json has the time each process spent on them.
     assert all(r["forward_seconds"] > 0 for r in run.json["engine"] if r["forward_passes"])
 
@@ -104,29 +119,41 @@ def test_a_zoo_build_reports_every_stage_of_every_job(tmp_path: Path) -> None:
     """The build's workers are other processes: their stages reach this one's reporter."""
     sink = Lines()
     with progress.using(progress.TextReporter(sink)):
-        card = build_zoo(tmp_path / "zoo", recipe=micro_recipe(
-            datasets=["sst2", "mrpc"], epochs={"sst2": 1, "mrpc": 1}), jobs=2)
+        card = build_zoo(
+            tmp_path / "zoo",
+            recipe=micro_recipe(datasets=["sst2", "mrpc"], epochs={"sst2": 1, "mrpc": 1}),
+            jobs=2,
+        )
     assert len(card.models) == 4
     stages = ["zoo: tokenizers and base encoders", "zoo: classifiers"]
     for family in ("bert", "albert"):
         stages += [f"zoo: {family} base: tokenizer", f"zoo: {family} base: pre-training"]
         for dataset in ("sst2", "mrpc"):
-            stages += [f"zoo: {dataset}/{family}: fine-tuning", f"zoo: {dataset}/{family}: evaluation"]
+            stages += [
+                f"zoo: {dataset}/{family}: fine-tuning",
+                f"zoo: {dataset}/{family}: evaluation",
+            ]
     for stage in stages:
         written = stage_lines(sink.lines, stage)
         assert written[0].startswith("started") and written[-1].startswith("done in"), sink.lines
     steps = {b.family: b.steps for b in card.bases}
-    assert re.match(rf"done in [\dhms.]+, {steps['bert']} steps \(", stage_lines(
-        sink.lines, "zoo: bert base: pre-training")[-1])
+    assert re.match(
+        rf"done in [\dhms.]+, {steps['bert']} steps \(",
+        stage_lines(sink.lines, "zoo: bert base: pre-training")[-1],
+    )
     assert stage_lines(sink.lines, "zoo: classifiers")[0] == "started (4 models)"
     assert re.match(r"done in [\dhms.]+, 4 models", stage_lines(sink.lines, "zoo: classifiers")[-1])
     # The held-out set of each model, evaluated in full.
     heldout = card.model("mrpc", "albert").heldout_size
-    assert stage_lines(sink.lines, "zoo: mrpc/albert: evaluation")[0] == f"started ({heldout} examples)"
+    assert (
+        stage_lines(sink.lines, "zoo: mrpc/albert: evaluation")[0]
+        == f"started ({heldout} examples)"
+    )
 
 
-def test_the_zoo_cli_is_quiet_when_asked(monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_zoo_cli_is_quiet_when_asked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from nlp_gate.zoo import __main__ as cli
 
     def build(*args: object, **kwargs: object) -> object:
@@ -147,8 +174,9 @@ def test_the_zoo_cli_is_quiet_when_asked(monkeypatch: pytest.MonkeyPatch,
 def test_the_masked_lm_reports_its_training_steps(tmp_path: Path) -> None:
     sink = Lines()
     with progress.using(progress.TextReporter(sink)):
-        card = masked_lm.ensure(tmp_path / "masked-lm",
-                                masked_lm.MaskedLMRecipe(steps=5, heldout=8))
+        card = masked_lm.ensure(
+            tmp_path / "masked-lm", masked_lm.MaskedLMRecipe(steps=5, heldout=8)
+        )
     written = stage_lines(sink.lines, "attacks: masked LM: training")
     assert written[0] == "started (5 steps)"
     assert re.match(r"done in [\dhms.]+, 5 steps \(", written[-1]), sink.lines

@@ -60,8 +60,14 @@ def custom_models_file(tmp_path: Path) -> tuple[Path, Path]:
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
     for seed, name in enumerate("ab"):
         torch.manual_seed(seed)
-        config = BertConfig(vocab_size=len(words) + 5, hidden_size=16, num_hidden_layers=1,
-                            num_attention_heads=2, intermediate_size=32, num_labels=2)
+        config = BertConfig(
+            vocab_size=len(words) + 5,
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+            num_labels=2,
+        )
         BertForSequenceClassification(config).save_pretrained(tmp_path / name)
         BertTokenizerFast(vocab_file=str(vocab)).save_pretrained(tmp_path / name)
     models = tmp_path / "models.yaml"
@@ -72,10 +78,21 @@ def custom_models_file(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_custom_models_tables_identical_with_and_without_xdist(
-        run_gate: RunGate, custom_models_file: tuple[Path, Path]) -> None:
+    run_gate: RunGate, custom_models_file: tuple[Path, Path]
+) -> None:
     models, thresholds = custom_models_file
-    args = ("--nlp-profile", "custom", "--nlp-models-file", str(models), "--nlp-thresholds",
-            str(thresholds), "-m", "checklist and (fairness or logic)", "--nlp-sample", "4")
+    args = (
+        "--nlp-profile",
+        "custom",
+        "--nlp-models-file",
+        str(models),
+        "--nlp-thresholds",
+        str(thresholds),
+        "-m",
+        "checklist and (fairness or logic)",
+        "--nlp-sample",
+        "4",
+    )
     serial = run_gate(*args, workers=0)
     out = serial.results_path.parent
     first = {p.name: p.read_bytes() for d in ("tables", "plots") for p in (out / d).iterdir()}
@@ -89,8 +106,12 @@ def test_custom_models_tables_identical_with_and_without_xdist(
     assert first and first == second
     header, rows = parse_markdown(first["table2.md"].decode())
     assert header[2:] == ["sst2 roberta", "sst2 distil"]
-    assert [row[1][0] for row in rows] == ["protected: race", "protected: sexual",
-                                           "protected: religion", "protected: nationality"]
+    assert [row[1][0] for row in rows] == [
+        "protected: race",
+        "protected: sexual",
+        "protected: religion",
+        "protected: nationality",
+    ]
     header3, rows3 = parse_markdown(first["table3.md"].decode())
     assert header3[2:] == ["qqp roberta", "qqp distil"]
     assert rows3[-1][1][0] == "Testing implications †"  # Logic tests the seed omitted, last

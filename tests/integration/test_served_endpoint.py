@@ -33,8 +33,9 @@ def rates(run: GateRun) -> dict[str, float]:
 
 
 def gated(run: GateRun) -> GateRun:
-    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), \
+    assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
         run.result.stdout.str()[-3000:] + run.result.stderr.str()[-2000:]
+    )
     return run
 
 
@@ -42,7 +43,7 @@ def one_error(run: GateRun) -> str:
     err = run.result.stderr.str()
     assert run.result.ret == pytest.ExitCode.USAGE_ERROR, err[-2000:]
     assert err.count("ERROR:") == 1 and "Traceback" not in err, err[-2000:]
-    return err[err.index("ERROR:"):]
+    return err[err.index("ERROR:") :]
 
 
 @pytest.fixture
@@ -54,14 +55,16 @@ def own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
-        run_gate: RunGate, own_cache: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_gate: RunGate, own_cache: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NLP_GATE_ENDPOINT_TOKEN", "s3cret-token")
     behaviour = Behaviour()
     with serve(behaviour) as url:
         # A key in the query string is sent, never recorded; a plain parameter is both.
         given = f"{url}?api_key=q-s3cret&model=sst2"
-        cold = gated(run_gate("--nlp-model", f"sentiment={given}@v3", "--nlp-batch-size",
-                              "16", *ARGS))
+        cold = gated(
+            run_gate("--nlp-model", f"sentiment={given}@v3", "--nlp-batch-size", "16", *ARGS)
+        )
         cold_posts = behaviour.posts
         warm = gated(run_gate("--nlp-model", f"sentiment={given}@v3", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
@@ -76,19 +79,27 @@ def test_a_declared_version_costs_one_request_per_batch_cold_and_none_warm(
     assert set(behaviour.paths) == {"/predict?model=sst2&api_key=q-s3cret"}
     model = cold.json["run"]["models"][0]
     assert (model["model"], model["model_id"], model["location"], model["revision"]) == (
-        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict", f"{url}?model=sst2",
-        f"{url}?model=sst2", "v3")
+        f"127.0.0.1-{url.split(':')[2].split('/')[0]}-predict",
+        f"{url}?model=sst2",
+        f"{url}?model=sst2",
+        "v3",
+    )
     assert {r["model_id"] for r in cold.json["records"]} == {f"{url}?model=sst2"}
     # No report, nor the prediction cache, holds the token or the query's key.
     folders = [run.results_path.parent for run in (cold, warm)]
-    for path in (p for folder in [*folders, Path(os.environ["NLP_GATE_CACHE"])]
-                 for p in folder.rglob("*") if p.is_file()):
+    for path in (
+        p
+        for folder in [*folders, Path(os.environ["NLP_GATE_CACHE"])]
+        for p in folder.rglob("*")
+        if p.is_file()
+    ):
         data = path.read_bytes()
         assert b"s3cret-token" not in data and b"q-s3cret" not in data, path
 
 
 def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_line(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     burst = Behaviour(fail_first=2)
     with serve(burst) as url:
         run = gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
@@ -108,7 +119,8 @@ def test_a_500_burst_is_retried_and_a_persistent_500_fails_the_items_with_one_li
 
 
 def test_start_up_stops_on_an_unreachable_endpoint_credentials_and_scores(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}/predict"
@@ -129,38 +141,61 @@ def mlflow_served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
 
 
 @pytest.fixture
-def mlflow_served_transformers(request: pytest.FixtureRequest,
-                               tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def mlflow_served_transformers(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[str, Path]]:
     """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor with
     every label's score (``models:/sst2-bert-all-scores/1``)."""
     yield from mlflow_serve(request, tmp_path, "models:/sst2-bert-all-scores/1")
 
 
 @pytest.fixture
-def mlflow_served_top_label(request: pytest.FixtureRequest,
-                            tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def mlflow_served_top_label(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[str, Path]]:
     """``mlflow models serve`` of the zoo's sst2 bert logged as the transformers flavor as is
     (``models:/sst2-bert/1``): its pipeline answers the top label's score only."""
     yield from mlflow_serve(request, tmp_path, "models:/sst2-bert/1")
 
 
-def mlflow_serve(request: pytest.FixtureRequest, tmp_path: Path,
-                 model_uri: str) -> Iterator[tuple[str, Path]]:
+def mlflow_serve(
+    request: pytest.FixtureRequest, tmp_path: Path, model_uri: str
+) -> Iterator[tuple[str, Path]]:
     pytest.importorskip("mlflow")
     registry = request.getfixturevalue("mlflow_registry")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = tmp_path / "serve.log"
-    env = {**os.environ, "MLFLOW_TRACKING_URI": registry.tracking_uri,
-           # uvicorn is started by name from PATH; the pickled model imports fixtures.
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "MLFLOW_TRACKING_URI": registry.tracking_uri,
+        # uvicorn is started by name from PATH; the pickled model imports fixtures.
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(REPO),
+    }
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "models", "serve", "-m", model_uri,
-             "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "mlflow",
+                "models",
+                "serve",
+                "-m",
+                model_uri,
+                "--env-manager",
+                "local",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
     try:
         for _ in range(600):  # readiness, not a timed assertion: up to 2 minutes to start
             try:
@@ -176,14 +211,14 @@ def mlflow_serve(request: pytest.FixtureRequest, tmp_path: Path,
 
 
 def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request_per_batch(
-        run_gate: RunGate, own_cache: None, mlflow_served: tuple[str, Path]) -> None:
+    run_gate: RunGate, own_cache: None, mlflow_served: tuple[str, Path]
+) -> None:
     url, log = mlflow_served
 
     def posts() -> int:
         return log.read_text().count('"POST /invocations')
 
-    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
-                          *ARGS))
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16", *ARGS))
     cold_posts = posts()
     warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
@@ -193,8 +228,8 @@ def test_mlflow_models_serve_gives_the_fail_rates_of_its_function_at_one_request
 
 
 def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_directory(
-        run_gate: RunGate, own_cache: None, zoo: Path,
-        mlflow_served_transformers: tuple[str, Path]) -> None:
+    run_gate: RunGate, own_cache: None, zoo: Path, mlflow_served_transformers: tuple[str, Path]
+) -> None:
     """MLflow's scoring server answers label/score pairs for a transformers pipeline: mapped
     to probability rows in the model's label order, the verdict is the checkpoint's."""
     url, log = mlflow_served_transformers
@@ -202,8 +237,7 @@ def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_dir
     def posts() -> int:
         return log.read_text().count('"POST /invocations')
 
-    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16",
-                          *ARGS))
+    cold = gated(run_gate("--nlp-model", f"sentiment={url}@v1", "--nlp-batch-size", "16", *ARGS))
     cold_posts = posts()
     warm = gated(run_gate("--nlp-model", f"sentiment={url}@v1", *ARGS))
     unique = cold.json["engine"][0]["unique_inputs"]
@@ -215,7 +249,8 @@ def test_a_served_transformers_flavor_gives_the_fail_rates_of_its_checkpoint_dir
 
 
 def test_a_served_pipeline_answering_its_top_label_only_stops_the_run_at_start(
-        run_gate: RunGate, own_cache: None, mlflow_served_top_label: tuple[str, Path]) -> None:
+    run_gate: RunGate, own_cache: None, mlflow_served_top_label: tuple[str, Path]
+) -> None:
     url, _ = mlflow_served_top_label
     message = one_error(run_gate("--nlp-model", f"sentiment={url}", *ARGS))
     assert "answers one label and its score per input" in message
@@ -223,7 +258,8 @@ def test_a_served_pipeline_answering_its_top_label_only_stops_the_run_at_start(
 
 
 def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
-        run_gate: RunGate, own_cache: None) -> None:
+    run_gate: RunGate, own_cache: None
+) -> None:
     with serve(Behaviour(version="2026-11-28")) as url:
         headed = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
     assert [r.json["engine"][0]["fingerprint_source"] for r in headed] == ["endpoint"] * 2
@@ -232,5 +268,4 @@ def test_a_version_header_is_the_fingerprint_and_without_one_nothing_persists(
         plain = [gated(run_gate("--nlp-model", f"sentiment={url}", *ARGS)) for _ in range(2)]
     assert [r.json["engine"][0]["fingerprint_source"] for r in plain] == ["none"] * 2
     assert plain[1].json["engine"][0]["forward_passes"] > 0  # memoised for its run only
-    assert plain[0].json["engine"][0]["fingerprint"] != headed[0].json["engine"][0][
-        "fingerprint"]
+    assert plain[0].json["engine"][0]["fingerprint"] != headed[0].json["engine"][0]["fingerprint"]

@@ -37,8 +37,9 @@ def _repo(tmp_path: Path, venv: str) -> tuple[Path, Path]:
     and the python of its environment at ``venv`` (relative to the repository or not)."""
     repo = tmp_path / "their-repo"
     repo.mkdir()
-    (repo / "pytest.ini").write_text("[pytest]\nnlp_gate_release_suites = true\n"
-                                     f"addopts = --nlp-suite-dir {SHARED_SUITES}\n")
+    (repo / "pytest.ini").write_text(
+        f"[pytest]\nnlp_gate_release_suites = true\naddopts = --nlp-suite-dir {SHARED_SUITES}\n"
+    )
     (repo / "mymod.py").write_text(USER_MODULE)
     folder = repo / venv if not venv.startswith("/") else tmp_path / venv.lstrip("/")
     if venv != "conda-env":
@@ -48,28 +49,48 @@ def _repo(tmp_path: Path, venv: str) -> tuple[Path, Path]:
     # environment's own python (a wrapper script).
     (folder / "conda-meta").mkdir(parents=True)
     (folder / "conda-meta" / "history").write_text("")
-    purelib = folder / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" \
+    purelib = (
+        folder
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
         / "site-packages"
+    )
     shutil.copytree(PACKAGE, purelib / "nlp_gate", ignore=shutil.ignore_patterns("__pycache__"))
     python = folder / "bin" / "python"
     python.parent.mkdir()
-    python.write_text(f"#!/bin/sh\nPYTHONPATH={purelib} exec {sys.executable} \"$@\"\n")
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={purelib} exec {sys.executable} "$@"\n')
     python.chmod(0o755)
     return repo, python
 
 
 def _pytest(repo: Path, python: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")}
-    return subprocess.run([str(python), "-P", "-m", "pytest", "-p", "no:cacheprovider",
-                           "--nlp-sample", "5", *args], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NLP_GATE_CACHE", "PYTHONPATH", "PYTEST_ADDOPTS")
+    }
+    return subprocess.run(
+        [str(python), "-P", "-m", "pytest", "-p", "no:cacheprovider", "--nlp-sample", "5", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _released(python: Path) -> Path:
-    out = subprocess.run([str(python), "-P", "-c",
-                          "import nlp_gate.plugin as p; print(p.RELEASED_ITEMS)"],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    out = subprocess.run(
+        [
+            str(python),
+            "-P",
+            "-c",
+            "import nlp_gate.pytest_plugin.plugin as p; print(p.RELEASED_ITEMS)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return Path(out)
 
 
@@ -88,8 +109,7 @@ def test_released_items_are_collected_in_every_layout(tmp_path: Path, venv: str)
 def test_released_items_named_explicitly_are_collected(tmp_path: Path, how: str) -> None:
     repo, python = _repo(tmp_path, ".venv")
     named = [str(_released(python))] if how == "path" else ["--pyargs", "nlp_gate.released"]
-    run = _pytest(repo, python, "--nlp-model", "sentiment=mymod:predict", "-m", "fairness",
-                  *named)
+    run = _pytest(repo, python, "--nlp-model", "sentiment=mymod:predict", "-m", "fairness", *named)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert FAIRNESS_ITEMS in run.stdout
 
@@ -97,8 +117,9 @@ def test_released_items_named_explicitly_are_collected(tmp_path: Path, how: str)
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_marker_typo_names_the_markers_that_exist(tmp_path: Path, workers: str) -> None:
     repo, python = _repo(tmp_path, ".venv")
-    run = _pytest(repo, python, "--nlp-model", "sentiment=mymod:predict", "-m", "fairnes",
-                  "-n", workers)
+    run = _pytest(
+        repo, python, "--nlp-model", "sentiment=mymod:predict", "-m", "fairnes", "-n", workers
+    )
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:]
     assert "-m 'fairnes' names no known marker: fairnes; nlp-gate's markers are " in run.stderr
     assert "fairness, " in run.stderr and "robustness" in run.stderr
@@ -106,21 +127,32 @@ def test_a_marker_typo_names_the_markers_that_exist(tmp_path: Path, workers: str
 
 def test_a_selection_of_nothing_to_gate_stops_the_run(tmp_path: Path) -> None:
     repo, python = _repo(tmp_path, ".venv")
-    run = _pytest(repo, python, "--nlp-model", "sentiment=mymod:predict", "-m", "fairness",
-                  "-k", "no-such-test")
+    run = _pytest(
+        repo,
+        python,
+        "--nlp-model",
+        "sentiment=mymod:predict",
+        "-m",
+        "fairness",
+        "-k",
+        "no-such-test",
+    )
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:]
     assert "this run selects no nlp-gate item to gate" in run.stderr
     assert "no tests ran" not in run.stdout
 
 
 @pytest.mark.parametrize("how", ["default", "path", "pyargs"])
-def test_an_unimportable_function_stops_every_run_shape_at_start_up(tmp_path: Path,
-                                                                    how: str) -> None:
+def test_an_unimportable_function_stops_every_run_shape_at_start_up(
+    tmp_path: Path, how: str
+) -> None:
     repo, python = _repo(tmp_path, ".venv")
-    named = {"default": [], "path": [str(_released(python))],
-             "pyargs": ["--pyargs", "nlp_gate.released"]}[how]
-    run = _pytest(repo, python, "--nlp-model", "sentiment=mymodd:predict", "-m", "fairness",
-                  *named)
+    named = {
+        "default": [],
+        "path": [str(_released(python))],
+        "pyargs": ["--pyargs", "nlp_gate.released"],
+    }[how]
+    run = _pytest(repo, python, "--nlp-model", "sentiment=mymodd:predict", "-m", "fairness", *named)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.stdout[-3000:]
     out = run.stdout + run.stderr
     assert out.count("cannot import mymodd:predict: No module named 'mymodd'") == 1, out[-3000:]

@@ -22,8 +22,10 @@ from nlp_gate.config.profiles import ProfileError, cli_profile
 
 TEST = ("plain_words", "predict")
 SWAPPED = WORD_FUNCTION.replace("rows.append([1 - p, p])", "rows.append([p, 1 - p])")
-NOTICE = ("nlp-gate: sentiment/predict (mymod:predict) has no declared fingerprint: "
-          "predictions memoised for this run only")
+NOTICE = (
+    "nlp-gate: sentiment/predict (mymod:predict) has no declared fingerprint: "
+    "predictions memoised for this run only"
+)
 
 
 def _model(fingerprint: str | None) -> list[str]:
@@ -84,26 +86,32 @@ def test_the_models_file_fingerprint_is_the_declared_one(tmp_path: Path) -> None
 
 
 def test_the_at_suffix_is_a_functions_fingerprint_or_a_hub_revision(tmp_path: Path) -> None:
-    function, hub = cli_profile(["sentiment=mymod:predict@v3",
-                                 "sentiment=textattack/bert-base-uncased-SST-2@5a1b2c"],
-                                lambda _: ["negative", "positive"]).models
+    function, hub = cli_profile(
+        ["sentiment=mymod:predict@v3", "sentiment=textattack/bert-base-uncased-SST-2@5a1b2c"],
+        lambda _: ["negative", "positive"],
+    ).models
     assert (function.source, function.revision, function.name) == (
-        "predict:mymod:predict", "v3", "predict")
+        "predict:mymod:predict",
+        "v3",
+        "predict",
+    )
     assert (hub.source, hub.revision) == ("textattack/bert-base-uncased-SST-2", "5a1b2c")
-    plain, = cli_profile(["sentiment=mymod:predict"], lambda _: None).models
+    (plain,) = cli_profile(["sentiment=mymod:predict"], lambda _: None).models
     assert plain.revision is None
     # A directory whose name holds an '@' is that directory, not a revision.
     folder = tmp_path / "model@2"
     folder.mkdir()
-    local, = cli_profile([f"sentiment={folder}"], lambda _: ["negative", "positive"]).models
+    (local,) = cli_profile([f"sentiment={folder}"], lambda _: ["negative", "positive"]).models
     assert (local.source, local.revision) == (str(folder), None)
 
 
 def test_an_empty_fingerprint_in_the_models_file_is_refused(tmp_path: Path) -> None:
     from nlp_gate.config.profiles import load_profile
 
-    path = write_models(tmp_path / "models.yaml", {"mine": {
-        "predict": "mymod:predict", "labels": LABELS, "fingerprint": " "}})
+    path = write_models(
+        tmp_path / "models.yaml",
+        {"mine": {"predict": "mymod:predict", "labels": LABELS, "fingerprint": " "}},
+    )
     with pytest.raises(ProfileError, match="'fingerprint' is empty"):
         load_profile("tiny", path)
 
@@ -117,14 +125,22 @@ def _flip_one_float(weights: Path) -> None:
     weights.write_bytes(bytes(data))
 
 
-def test_a_checkpoint_weight_edited_in_place_is_recomputed(run_gate: RunGate, zoo: Path,
-                                                           tmp_path: Path) -> None:
+def test_a_checkpoint_weight_edited_in_place_is_recomputed(
+    run_gate: RunGate, zoo: Path, tmp_path: Path
+) -> None:
     """The checkpoint's fingerprint hashes its files (weights, tokenizer, config) and the
     torch, transformers and tokenizers versions: one float changed is another model."""
     model = Path(shutil.copytree(zoo / "sst2" / "bert", tmp_path / "bert"))
-    args = ["--nlp-model", f"sentiment={model}", "--nlp-sample", "10",
-            "--nlp-prediction-cache", str(tmp_path / "cache.sqlite"),
-            "-m", "native and vocabulary"]
+    args = [
+        "--nlp-model",
+        f"sentiment={model}",
+        "--nlp-sample",
+        "10",
+        "--nlp-prediction-cache",
+        str(tmp_path / "cache.sqlite"),
+        "-m",
+        "native and vocabulary",
+    ]
     first = run_gate(*args)
     assert first.json["engine"][0]["forward_passes"] > 0, first.result.stdout.str()[-3000:]
     again = run_gate(*args)

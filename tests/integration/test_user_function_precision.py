@@ -24,7 +24,7 @@ from fixtures.user_repo import LABELS, write_gates, write_models
 from nlp_gate import suites as cr
 
 # p(positive) exactly 2/3 with a positive word, exactly 1/3 with a negative one, else 1/2.
-EDGE_FUNCTION = '''
+EDGE_FUNCTION = """
 import re
 
 POSITIVE = {"good", "great", "love", "like", "excellent", "nice", "amazing", "happy", "enjoy",
@@ -43,15 +43,15 @@ def p_positive(text):
 
 def predict(texts):
     return [[1 - p_positive(t), p_positive(t)] for t in texts]
-'''
+"""
 SAMPLE, SEED = 200, 1
 
 
 def checklist_readme_pred_and_conf(pr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CheckList's README, "binary sentiment models": its conversion, line for line."""
     pp = np.zeros((pr.shape[0], 3))
-    margin_neutral = 1 / 3.
-    mn = margin_neutral / 2.
+    margin_neutral = 1 / 3.0
+    mn = margin_neutral / 2.0
     neg = pr < 0.5 - mn
     pp[neg, 0] = 1 - pr[neg]
     pp[neg, 2] = pr[neg]
@@ -75,7 +75,8 @@ def _checklist_counts(tests: list[str], p_positive: Any) -> dict[str, tuple[int,
 
     def predict(data: list[str]) -> tuple[np.ndarray, np.ndarray]:
         return checklist_readme_pred_and_conf(
-            np.array([p_positive(t) for t in data], dtype=np.float64))
+            np.array([p_positive(t) for t in data], dtype=np.float64)
+        )
 
     counts = {}
     for name in tests:
@@ -87,22 +88,34 @@ def _checklist_counts(tests: list[str], p_positive: Any) -> dict[str, tuple[int,
 
 
 def test_band_edge_probabilities_are_counted_as_checklist_counts_them(
-        run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_gate: RunGate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "edgemod.py").write_text(EDGE_FUNCTION)
-    models = write_models(tmp_path / "models.yaml", {"edge": {
-        "predict": "edgemod:predict", "fingerprint": "edge-1", "labels": LABELS}})
+    models = write_models(
+        tmp_path / "models.yaml",
+        {"edge": {"predict": "edgemod:predict", "fingerprint": "edge-1", "labels": LABELS}},
+    )
     gates = write_gates(tmp_path / "gates.yaml", {"checklist": {"default": 100}})
     cache = tmp_path / "cache.sqlite"
-    args = ["--nlp-models-file", str(models), "--nlp-thresholds", str(gates),
-            "--nlp-sample", str(SAMPLE), "--nlp-prediction-cache", str(cache),
-            "-m", "sentiment and vocabulary and mft and not native"]
+    args = [
+        "--nlp-models-file",
+        str(models),
+        "--nlp-thresholds",
+        str(gates),
+        "--nlp-sample",
+        str(SAMPLE),
+        "--nlp-prediction-cache",
+        str(cache),
+        "-m",
+        "sentiment and vocabulary and mft and not native",
+    ]
     computed = run_gate(*args)
     out = computed.result.stdout.str()
     records = {r["test"]: (r["n_failed"], r["fail_rate"]) for r in computed.records}
     assert len(records) == 5, out[-3000:]
 
     monkeypatch.syspath_prepend(str(tmp_path))
-    from edgemod import p_positive  # type: ignore[import-not-found]
+    from edgemod import p_positive  # type: ignore[import-not-found]  # written by the test
 
     expected = _checklist_counts(list(records), p_positive)
     assert any(p_positive(t) == 2 / 3 for t in ("good", "a great day"))  # edges are hit

@@ -73,12 +73,29 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "plugins", source / "plugins",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        REPO / "plugins",
+        source / "plugins",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+    )
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(source)], check=True, capture_output=True,
-                   timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     return next(out.glob("nlp_gate-*.whl"))
 
 
@@ -88,14 +105,29 @@ def their_repo(tmp_path: Path, wheel: Path) -> Path:
     repo = tmp_path / "their-repo"
     repo.mkdir()
     venv = repo / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
-                   timeout=120)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
-                    "install", "--no-deps", "-q", str(wheel)], check=True, capture_output=True,
-                   timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--no-deps",
+            "-q",
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     # The dependencies, from this project's environment (after the venv's own packages).
     (_site_packages(venv) / "deps-from-project.pth").write_text(
-        "\n".join(site.getsitepackages()) + "\n")
+        "\n".join(site.getsitepackages()) + "\n"
+    )
     # The `pytest` command: the project environment's own script, started by this venv's
     # Python (as pip would have written it had pytest been installed here).
     script = venv / "bin" / "pytest"
@@ -108,11 +140,19 @@ def their_repo(tmp_path: Path, wheel: Path) -> Path:
 
 
 def _gate(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("NLP_GATE_", "PYTEST_", "PYTHONPATH"))}
-    return subprocess.run([str(repo / ".venv" / "bin" / "pytest"), "-p", "no:cacheprovider",
-                           *args], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=900)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NLP_GATE_", "PYTEST_", "PYTHONPATH"))
+    }
+    return subprocess.run(
+        [str(repo / ".venv" / "bin" / "pytest"), "-p", "no:cacheprovider", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def _rates(repo: Path) -> dict[str, Any]:
@@ -122,15 +162,20 @@ def _rates(repo: Path) -> dict[str, Any]:
 
 def test_the_wheel_is_what_runs(their_repo: Path) -> None:
     python = their_repo / ".venv" / "bin" / "python"
-    where = subprocess.run([str(python), "-c", "import nlp_gate; print(nlp_gate.__file__)"],
-                           capture_output=True, text=True, check=True).stdout
+    where = subprocess.run(
+        [str(python), "-c", "import nlp_gate; print(nlp_gate.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert Path(where.strip()).is_relative_to(their_repo / ".venv"), where
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_users_function_gated_then_edited(their_repo: Path, workers: str) -> None:
-    first = _gate(their_repo, "--nlp-model", MODEL, "-m", "vocabulary", "--nlp-sample", "40",
-                  "-n", workers)
+    first = _gate(
+        their_repo, "--nlp-model", MODEL, "-m", "vocabulary", "--nlp-sample", "40", "-n", workers
+    )
     out = first.stdout + first.stderr
     # Collected from inside .venv, the module beside pytest.ini imported, a verdict given.
     assert "no tests ran" not in out, out[-3000:]
@@ -140,14 +185,27 @@ def test_a_users_function_gated_then_edited(their_repo: Path, workers: str) -> N
     assert before and all(r is not None for r in before.values()), before
 
     (their_repo / "mymod.py").write_text(CLASSIFIER.replace("__ROW__", SWAPPED))
-    second = _gate(their_repo, "--nlp-model", MODEL, "-m", "vocabulary", "--nlp-sample", "40",
-                   "-n", workers)
+    second = _gate(
+        their_repo, "--nlp-model", MODEL, "-m", "vocabulary", "--nlp-sample", "40", "-n", workers
+    )
     after = _rates(their_repo)
-    truth = _gate(their_repo, "--nlp-model", MODEL, "-m", "vocabulary", "--nlp-sample", "40",
-                  "-n", workers, "--nlp-prediction-cache", "off")
+    truth = _gate(
+        their_repo,
+        "--nlp-model",
+        MODEL,
+        "-m",
+        "vocabulary",
+        "--nlp-sample",
+        "40",
+        "-n",
+        workers,
+        "--nlp-prediction-cache",
+        "off",
+    )
     # The edited function is what was tested: its rates are the cache-free run's, and no
     # stored outcome of the previous function answered it.
     assert after == _rates(their_repo), (second.stdout[-2000:], truth.stdout[-2000:])
     assert after != before
-    assert "stored outcomes reused" not in second.stdout or \
-        "0 stored outcomes reused" in second.stdout, second.stdout[-3000:]
+    assert (
+        "stored outcomes reused" not in second.stdout or "0 stored outcomes reused" in second.stdout
+    ), second.stdout[-3000:]

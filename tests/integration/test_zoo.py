@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
 from nlp_gate.zoo import (
     ALL_DATASETS,
     DATASETS,
@@ -41,27 +43,32 @@ from nlp_gate.zoo import (
 from nlp_gate.zoo import build as zoo_build
 from nlp_gate.zoo import recipe as zoo_recipe
 from nlp_gate.zoo.train import accuracy, deterministic_torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # Enough training for a meaningful (if weaker than default) sst2 model in ~15 s.
 SMALL_RECIPE = dataclasses.replace(
-    DEFAULT_RECIPE, datasets=("sst2",), train_size=1200,
+    DEFAULT_RECIPE,
+    datasets=("sst2",),
+    train_size=1200,
     epochs={**DEFAULT_RECIPE.epochs, "sst2": 3},
 )
 # Machinery only: a few updates, seconds to build.
 MICRO_OVERRIDES: dict[str, object] = {
-    "datasets": ["sst2"], "train_size": 64, "base_pairs_per_dataset": 64,
-    "base_min_steps": 2, "base_max_steps": 3, "base_decay_steps": 2,
+    "datasets": ["sst2"],
+    "train_size": 64,
+    "base_pairs_per_dataset": 64,
+    "base_min_steps": 2,
+    "base_max_steps": 3,
+    "base_decay_steps": 2,
     "epochs": {"sst2": 1},
 }
 
 
 def micro_recipe(**changes: object) -> Recipe:
     fields = {**MICRO_OVERRIDES, **changes}
-    fields["datasets"] = tuple(fields["datasets"])  # type: ignore[arg-type]
-    return dataclasses.replace(DEFAULT_RECIPE, **fields)  # type: ignore[arg-type]
+    fields["datasets"] = tuple(fields["datasets"])  # type: ignore[arg-type]  # a JSON-like dict of fields
+    return dataclasses.replace(DEFAULT_RECIPE, **fields)  # type: ignore[arg-type]  # likewise
 
 
 @pytest.fixture(scope="session")
@@ -82,7 +89,7 @@ def test_generators_are_deterministic(dataset: str) -> None:
 @pytest.mark.parametrize("dataset", ALL_DATASETS)
 @pytest.mark.parametrize("split", ["train", "heldout"])
 def test_generators_are_label_balanced(dataset: str, split: str) -> None:
-    examples = generate(dataset, split)  # type: ignore[arg-type]
+    examples = generate(dataset, split)  # type: ignore[arg-type]  # a Literal split, as a str
     counts = Counter(e.label for e in examples)
     assert set(counts) == {0, 1}
     assert counts[0] == counts[1]
@@ -143,7 +150,9 @@ def test_model_reloads_offline_and_reproduces_recorded_accuracy(
     heldout = read_jsonl(heldout_path(root, "sst2"))
     assert len(heldout) == recorded.heldout_size == 1000
     with deterministic_torch(SMALL_RECIPE.num_threads):
-        measured = accuracy(model, tokenizer, heldout, SMALL_RECIPE.max_length, SMALL_RECIPE.eval_batch_size)
+        measured = accuracy(
+            model, tokenizer, heldout, SMALL_RECIPE.max_length, SMALL_RECIPE.eval_batch_size
+        )
     assert measured == recorded.accuracy
     assert recorded.accuracy > 0.7  # a short recipe, but it must have learned
 
@@ -159,7 +168,9 @@ def test_tokenizer_families_really_differ(small_zoo: tuple[Path, ZooCard]) -> No
     assert albert.convert_ids_to_tokens([0, 1]) == ["<pad>", "<unk>"]
 
 
-def test_albert_has_factorised_embeddings_and_shared_layers(small_zoo: tuple[Path, ZooCard]) -> None:
+def test_albert_has_factorised_embeddings_and_shared_layers(
+    small_zoo: tuple[Path, ZooCard],
+) -> None:
     root, _ = small_zoo
     model = AutoModelForSequenceClassification.from_pretrained(model_dir("sst2", "albert", root))
     config = model.config
@@ -188,7 +199,9 @@ def test_card_records_recipe_versions_and_bases(small_zoo: tuple[Path, ZooCard])
 def test_pair_models_start_from_pretrained_base(tmp_path: Path) -> None:
     card = build_zoo(tmp_path / "zoo", recipe=micro_recipe(datasets=["rte"], epochs={"rte": 1}))
     assert all(b.steps >= 4 and b.matching_accuracy is not None for b in card.bases)
-    model = AutoModelForSequenceClassification.from_pretrained(model_dir("rte", "bert", tmp_path / "zoo"))
+    model = AutoModelForSequenceClassification.from_pretrained(
+        model_dir("rte", "bert", tmp_path / "zoo")
+    )
     assert model.config.id2label == {0: "entailment", 1: "not_entailment"}
     tokenizer = AutoTokenizer.from_pretrained(model_dir("rte", "albert", tmp_path / "zoo"))
     encoded = tokenizer("A man sleeps.", "A man rests.")
@@ -202,7 +215,9 @@ def test_cached_default_zoo_meets_accuracy_floor() -> None:
         pytest.skip(f"default zoo not built/current at {root}; run `python -m nlp_gate.zoo build`")
     card = read_card(root)
     assert card is not None
-    assert {(m.dataset, m.family) for m in card.models} == {(d, f) for d in ALL_DATASETS for f in FAMILIES}
+    assert {(m.dataset, m.family) for m in card.models} == {
+        (d, f) for d in ALL_DATASETS for f in FAMILIES
+    }
     low = {(m.dataset, m.family): m.accuracy for m in card.models if m.accuracy < 0.85}
     assert not low
 
@@ -229,7 +244,9 @@ def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_unchanged_recipe_reuses_and_changed_recipe_rebuilds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unchanged_recipe_reuses_and_changed_recipe_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     builds = _count_builds(monkeypatch)
     root = tmp_path / "zoo"
     first = ensure_zoo(root, micro_recipe())
@@ -256,7 +273,10 @@ def test_build_is_bitwise_reproducible(tmp_path: Path) -> None:
     b = build_zoo(tmp_path / "b", recipe=micro_recipe())
     assert [m.weights_sha256 for m in a.models] == [m.weights_sha256 for m in b.models]
     for family in FAMILIES:
-        da, db = model_dir("sst2", family, tmp_path / "a"), model_dir("sst2", family, tmp_path / "b")
+        da, db = (
+            model_dir("sst2", family, tmp_path / "a"),
+            model_dir("sst2", family, tmp_path / "b"),
+        )
         for file in sorted(p.name for p in da.iterdir()):
             assert (da / file).read_bytes() == (db / file).read_bytes(), file
 
@@ -276,8 +296,12 @@ def test_concurrent_ensure_zoo_builds_once(tmp_path: Path) -> None:
     root = tmp_path / "zoo"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1"}
     cmd = [sys.executable, "-c", _ENSURE_SCRIPT, str(root), json.dumps(MICRO_OVERRIDES)]
-    procs = [subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     outputs = []
     for proc in procs:
         out, err = proc.communicate(timeout=300)
@@ -290,8 +314,11 @@ def test_concurrent_ensure_zoo_builds_once(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".zoo.*-*"))
 
 
-def test_cli_prints_accuracy_table(small_zoo: tuple[Path, ZooCard], monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_prints_accuracy_table(
+    small_zoo: tuple[Path, ZooCard],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from nlp_gate.zoo import __main__ as cli
 
     root, card = small_zoo

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.attacks.cases import attack_cases
 from nlp_gate.kinds.attacks.recipes import (
@@ -57,11 +58,17 @@ def test_at_least_14_of_the_21_english_recipes_can_run_offline() -> None:
     from nlp_gate.kinds.attacks import resources as r
 
     local = {r.STOPWORDS, r.WORDNET, r.MINILM, r.ZOO_MASKED_LM, r.HOMOGLYPH_TABLE}
-    english = [rec for rec in registry() if not rec.offline_variant_of
-               and "language recipe" not in (rec.not_applicable or "")]
+    english = [
+        rec
+        for rec in registry()
+        if not rec.offline_variant_of and "language recipe" not in (rec.not_applicable or "")
+    ]
     assert len(english) == 21
-    runnable = {rec.offline_variant_of or rec.name for rec in registry()
-                if not rec.not_applicable and set(rec.needs) <= local}
+    runnable = {
+        rec.offline_variant_of or rec.name
+        for rec in registry()
+        if not rec.not_applicable and set(rec.needs) <= local
+    }
     assert len(runnable) >= 14, sorted(runnable)
     assert {"bae", "bert-attack", "clare", "textbugger", "a2t"} <= runnable
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.kinds.attacks import fetch
-from nlp_gate.kinds.attacks import offline
+
+from nlp_gate.kinds.attacks import fetch, offline
 from nlp_gate.kinds.attacks import resources as r
 from nlp_gate.kinds.attacks.recipes import registry
 from nlp_gate.kinds.attacks.resources import Bundle
@@ -51,8 +51,16 @@ def test_every_recipe_can_be_fetched_or_installed(tmp_path: Path) -> None:
     """The fetcher knows how to provide every resource a recipe lists."""
     needed = fetch.needs_of([])
     assert r.STOPWORDS in needed and r.USE in needed and r.HOMOGLYPHS in needed
-    fetchable = (r.NltkData, r.TextAttackFile, r.HubModel, r.FlairModel, r.TfHubModule,
-                 r.PackageFile, r.PythonModule, r.StandIn)
+    fetchable = (
+        r.NltkData,
+        r.TextAttackFile,
+        r.HubModel,
+        r.FlairModel,
+        r.TfHubModule,
+        r.PackageFile,
+        r.PythonModule,
+        r.StandIn,
+    )
     assert all(isinstance(res, fetchable) for res in needed)
     with pytest.raises(fetch.FetchError, match="unknown recipe"):
         fetch.needs_of(["textfool"])
@@ -72,8 +80,10 @@ def _restore_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_from_debian_builds_wordnet_stopwords_and_homoglyphs(tmp_path: Path) -> None:
-    if not all(p.exists() for p in (fetch.WORDNET_DIR / "data.noun", fetch.STOPWORDS_PM,
-                                    homoglyphs.CONFUSABLES)):
+    if not all(
+        p.exists()
+        for p in (fetch.WORDNET_DIR / "data.noun", fetch.STOPWORDS_PM, homoglyphs.CONFUSABLES)
+    ):
         pytest.fail("Debian packages missing: apt-get install " + " ".join(r.DEBIAN_PACKAGES))
     from nltk.corpus.reader import WordListCorpusReader, WordNetCorpusReader
 
@@ -84,8 +94,9 @@ def test_from_debian_builds_wordnet_stopwords_and_homoglyphs(tmp_path: Path) -> 
     dog = wordnet.synsets("dog")[0]
     assert dog.lexname() == "noun.animal"
     assert "felicitous" in {lemma.name() for s in wordnet.synsets("happy") for lemma in s.lemmas()}
-    words = WordListCorpusReader(str(bundle.nltk_data / "corpora" / "stopwords"),
-                                 ["english"]).words("english")
+    words = WordListCorpusReader(
+        str(bundle.nltk_data / "corpora" / "stopwords"), ["english"]
+    ).words("english")
     assert {"the", "and", "ourselves"} <= set(words) and "dog" not in words
     provenance = bundle.provenance()
     assert provenance[r.STOPWORDS.key]["substitute_for"] == "NLTK stopwords corpus (english)"
@@ -93,8 +104,12 @@ def test_from_debian_builds_wordnet_stopwords_and_homoglyphs(tmp_path: Path) -> 
     assert r.local_stopwords(bundle) is not None  # results will name the substitute
     # The homoglyph table, in intentional.txt's format: TextAttack reads offsets 3 and 7.
     table = r.HOMOGLYPH_TABLE.path(bundle).read_text(encoding="utf-8").splitlines()
-    pairs = {(data[3], data[7]) for line in table if not line.startswith("#")
-             for data in [line.replace("#*", "#").split("#", 1)[1]]}
+    pairs = {
+        (data[3], data[7])
+        for line in table
+        if not line.startswith("#")
+        for data in [line.replace("#*", "#").split("#", 1)[1]]
+    }
     assert len(pairs) == len(table) - 1 > 500
     assert ("a", "\u0430") in pairs and ("o", "\u03bf") in pairs  # Cyrillic a, Greek omicron
     assert all(k.isascii() and not v.isascii() for k, v in pairs)
@@ -121,20 +136,29 @@ def test_guard_turns_a_textattack_download_into_a_named_missing_resource(tmp_pat
     assert [m.key for m in err.value.missing] == ["textattack:nlp-gate/no/such/file"]
 
 
-def _builder(lock: Path, marker: Path | None, seconds: float,
-             card: str = "{}") -> subprocess.Popen[str]:
+def _builder(
+    lock: Path, marker: Path | None, seconds: float, card: str = "{}"
+) -> subprocess.Popen[str]:
     """Another process building a stand-in: holds its build lock for ``seconds``, then
     writes ``card`` into its ``marker`` (None: the build fails, nothing written)."""
-    script = "\n".join([
-        "import pathlib, time",
-        "from filelock import FileLock",
-        f"with FileLock({str(lock)!r}):",
-        "    print('held', flush=True)",
-        f"    time.sleep({seconds})",
-        *([f"    m = pathlib.Path({str(marker)!r})",
-           "    m.parent.mkdir(parents=True, exist_ok=True)",
-           f"    m.write_text({card!r})"] if marker else []),
-    ])
+    script = "\n".join(
+        [
+            "import pathlib, time",
+            "from filelock import FileLock",
+            f"with FileLock({str(lock)!r}):",
+            "    print('held', flush=True)",
+            f"    time.sleep({seconds})",
+            *(
+                [
+                    f"    m = pathlib.Path({str(marker)!r})",
+                    "    m.parent.mkdir(parents=True, exist_ok=True)",
+                    f"    m.write_text({card!r})",
+                ]
+                if marker
+                else []
+            ),
+        ]
+    )
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks.resources import Bundle
 
@@ -28,15 +29,23 @@ WINDOWS = [
     "The museum opened a new wing dedicated to modern sculpture last spring.",
     "the cat sat on the mat",  # the original's window, asked for next to every candidate
     "rain",
-    ("Two British soldiers have been arrested in the southern city of Basra, officials said "
-     "on Monday after a day of clashes with the police."),
+    (
+        "Two British soldiers have been arrested in the southern city of Basra, officials said "
+        "on Monday after a day of clashes with the police."
+    ),
     "",
     "the dog sat on the mat",
 ]
-TEXTS = [("The company announced record profits for the third quarter of the year, and its "
-          "shares rose sharply on Monday after analysts praised the results."),
-         ("Heavy rain caused flooding in several villages near the river last week, and many "
-          "families were moved to schools on higher ground.")]
+TEXTS = [
+    (
+        "The company announced record profits for the third quarter of the year, and its "
+        "shares rose sharply on Monday after analysts praised the results."
+    ),
+    (
+        "Heavy rain caused flooding in several villages near the river last week, and many "
+        "families were moved to schools on higher ground."
+    ),
+]
 
 
 @pytest.fixture
@@ -60,11 +69,13 @@ def textattack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Modu
 
 # -- memo ---------------------------------------------------------------------------------
 def test_memos_answer_as_textattack_and_are_gone_afterwards(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks import memo
+    textattack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from textattack.attack_results import attack_result
     from textattack.shared import attacked_text, utils
     from textattack.shared.utils import strings
+
+    from nlp_gate.kinds.attacks.speedups import memo
 
     words_from_text = strings.words_from_text
     calls: list[str] = []
@@ -77,8 +88,18 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
     detected: list[str] = []
     monkeypatch.setattr(attack_result, "detect", lambda text: detected.append(text) or "en")
     long_text = "x" * 70 + " word, don't"
-    samples = ["don't", "'quoted'", "e-mail", "a.b", "", "word", "  two  words ", long_text,
-               "cat\n'dog' U.S.", "中文 text"]
+    samples = [
+        "don't",
+        "'quoted'",
+        "e-mail",
+        "a.b",
+        "",
+        "word",
+        "  two  words ",
+        long_text,
+        "cat\n'dog' U.S.",
+        "中文 text",
+    ]
     with memo.memoized():
         assert attacked_text.words_from_text is utils.words_from_text is strings.words_from_text
         for s in samples + samples:
@@ -94,8 +115,27 @@ def test_memos_answer_as_textattack_and_are_gone_afterwards(
 
 
 # -- texts --------------------------------------------------------------------------------
-PIECES = ["I", "T", "S", "IT", "a", "the", "cat's", "don't", "e-mail", "U.S.", "'quoted'",
-          "hello,", "(x)", "--", "SPLIT", "<", "naïve", "3.5%", "PL"]
+PIECES = [
+    "I",
+    "T",
+    "S",
+    "IT",
+    "a",
+    "the",
+    "cat's",
+    "don't",
+    "e-mail",
+    "U.S.",
+    "'quoted'",
+    "hello,",
+    "(x)",
+    "--",
+    "SPLIT",
+    "<",
+    "naïve",
+    "3.5%",
+    "PL",
+]
 SEPARATORS = [" ", " ", "  ", ", ", ". ", "\n", " - "]
 NEW_WORDS = ["I", "T", "", "two words", "dog", "don't", "new-word", "S", "x y z", "it's"]
 
@@ -107,14 +147,21 @@ def _random_text(rng: random.Random) -> str:
 
 def _described(text: Any) -> tuple[Any, ...]:
     attrs = text.attack_attrs
-    return (tuple(text._text_input.items()), sorted(attrs["newly_modified_indices"]),
-            sorted(attrs["modified_indices"]), attrs["original_index_map"].tolist(),
-            id(attrs["previous_attacked_text"]), attrs.get("label_names"), sorted(attrs))
+    return (
+        tuple(text._text_input.items()),
+        sorted(attrs["newly_modified_indices"]),
+        sorted(attrs["modified_indices"]),
+        attrs["original_index_map"].tolist(),
+        id(attrs["previous_attacked_text"]),
+        attrs.get("label_names"),
+        sorted(attrs),
+    )
 
 
 def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks import memo, texts
     from textattack.shared import AttackedText
+
+    from nlp_gate.kinds.attacks.speedups import memo, texts
 
     generate = AttackedText.generate_new_attacked_text
     assert texts.generate_source_hash(AttackedText) == texts.GENERATE_SHA256
@@ -130,8 +177,10 @@ def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) 
         assert AttackedText.generate_new_attacked_text is not generate
         for _ in range(300):
             columns = [_random_text(rng) for _ in range(rng.choice([1, 2]))]
-            base = AttackedText(OrderedDict(zip(("premise", "hypothesis"), columns)),
-                                {"label_names": ["no", "yes"]} if rng.random() < 0.3 else None)
+            base = AttackedText(
+                OrderedDict(zip(("premise", "hypothesis"), columns)),
+                {"label_names": ["no", "yes"]} if rng.random() < 0.3 else None,
+            )
             if rng.random() < 0.5:  # a base with modified words, deletions or insertions
                 words = base.words[:]
                 words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
@@ -141,8 +190,9 @@ def test_fast_generate_makes_the_texts_textattack_makes(textattack: ModuleType) 
                 for _ in range(rng.choice([1, 1, 2, 3])):
                     if words:
                         words[rng.randrange(len(words))] = rng.choice(NEW_WORDS)
-                assert (_described(AttackedText.generate_new_attacked_text(base, words))
-                        == _described(generate(base, words)))
+                assert _described(
+                    AttackedText.generate_new_attacked_text(base, words)
+                ) == _described(generate(base, words))
     assert AttackedText.generate_new_attacked_text is generate
     assert shortcuts[0] > 100  # most bases were planned, not left to TextAttack's method
 
@@ -156,6 +206,7 @@ def forwards(textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[Fo
     """Every forward pass of the MiniLM sentence encoder, as it is called; its memo starts
     empty (and is restored afterwards), so that each test sees the passes it causes."""
     import torch
+
     from nlp_gate.kinds.attacks import minilm
 
     tokenizer, model = minilm._minilm()
@@ -185,18 +236,21 @@ def three_threads() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
-                                                    three_threads: None) -> None:
+def test_an_embedding_depends_on_its_sentence_alone(
+    forwards: list[Forward], three_threads: None
+) -> None:
     """What makes it so on any CPU: each distinct sentence goes through the model in a
     forward pass of its own, whose only input is that sentence's tokens, on one thread;
     equal inputs to the same kernels give equal bits, in any company."""
     import torch
+
     from nlp_gate.kinds.attacks import minilm
 
     tokenizer, _ = minilm._minilm()
     together = minilm.MiniLMSentenceEncoder().encode(WINDOWS)
-    assert forwards == [(["input_ids"], [tokenizer(s)["input_ids"]], 1)
-                        for s in dict.fromkeys(WINDOWS)]  # once each, alone, one thread
+    assert forwards == [
+        (["input_ids"], [tokenizer(s)["input_ids"]], 1) for s in dict.fromkeys(WINDOWS)
+    ]  # once each, alone, one thread
     assert torch.get_num_threads() == 3  # given back
     assert together.dtype == np.float32 and together.shape == (len(WINDOWS), minilm.DIMENSIONS)
     assert np.array_equal(together[0], together[2])  # the repeated window
@@ -211,8 +265,9 @@ def test_an_embedding_depends_on_its_sentence_alone(forwards: list[Forward],
     assert minilm.embed([]).shape == (0, minilm.DIMENSIONS)
 
 
-def test_the_memo_keeps_the_sentences_last_asked_for(forwards: list[Forward],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_memo_keeps_the_sentences_last_asked_for(
+    forwards: list[Forward], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nlp_gate.kinds.attacks import minilm
 
     monkeypatch.setattr(minilm, "MEMO_SENTENCES", 2)
@@ -231,8 +286,9 @@ def _one_padded_batch(minilm: Any, sentences: list[str]) -> np.ndarray:
 
     tokenizer, model = minilm._minilm()
     with torch.inference_mode():
-        enc = tokenizer(sentences, padding=True, truncation=True, max_length=256,
-                        return_tensors="pt")
+        enc = tokenizer(
+            sentences, padding=True, truncation=True, max_length=256, return_tensors="pt"
+        )
         hidden = model(**enc).last_hidden_state
         mask = enc["attention_mask"].unsqueeze(-1).float()
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -247,7 +303,7 @@ def _pairs() -> list[tuple[str, str]]:
     for text in TEXTS + WINDOWS[1:2] + WINDOWS[4:5]:
         words = text.split()
         for i in range(len(words)):
-            window = words[max(0, i - 7):i + 8]
+            window = words[max(0, i - 7) : i + 8]
             changed = list(window)
             changed[rng.randrange(len(window))] = rng.choice(swaps)
             pairs.append((" ".join(window), " ".join(changed)))
@@ -264,16 +320,17 @@ def test_a_batch_is_within_the_error_bound(forwards: list[Forward]) -> None:
     batched = dict(zip(sentences, minilm.embed_together(sentences[::-1])[::-1]))
     alone = dict(zip(sentences, minilm.embed(sentences)))
     assert any(len(ids) > 1 for _, ids, _ in forwards)  # it did batch
-    gap = max(abs(float(alone[a] @ alone[b]) - float(batched[a] @ batched[b]))
-              for a, b in pairs)
+    gap = max(abs(float(alone[a] @ alone[b]) - float(batched[a] @ batched[b])) for a, b in pairs)
     assert gap < minilm.ERROR / 10
 
 
-def _scores(textattack: ModuleType, encoder: Any, pairs: list[tuple[str, str]],
-            order: list[int]) -> dict[int, float]:
+def _scores(
+    textattack: ModuleType, encoder: Any, pairs: list[tuple[str, str]], order: list[int]
+) -> dict[int, float]:
     """The encoder's scores of the pairs in ``order`` (grouped by original), memos empty."""
-    from nlp_gate.kinds.attacks import minilm
     from textattack.shared import AttackedText
+
+    from nlp_gate.kinds.attacks import minilm
 
     minilm._memo.clear()
     minilm._rough.clear()
@@ -290,23 +347,29 @@ def _scores(textattack: ModuleType, encoder: Any, pairs: list[tuple[str, str]],
 
 @pytest.mark.parametrize("metric", ["cosine", "angular", "max_euclidean"])
 def test_a_score_is_that_of_embeddings_made_alone_in_any_company(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch, metric: str) -> None:
+    textattack: ModuleType, monkeypatch: pytest.MonkeyPatch, metric: str
+) -> None:
     """Each score is the exact cosine (embeddings made alone) where it is judged against the
     threshold, and that cosine on the grid elsewhere, whatever the company, and still so when
     every batched cosine is off by up to 0.9 ERROR (a CPU whose kernels differ more)."""
     import math
 
     import torch
-    from nlp_gate.kinds.attacks import minilm
     from textattack.shared import AttackedText
 
+    from nlp_gate.kinds.attacks import minilm
+
     pairs = _pairs()
-    windows = [[AttackedText(t).text_window_around_index(0, math.inf) for t in pair]
-               for pair in pairs]  # what TextAttack's constraint embeds
+    windows = [
+        [AttackedText(t).text_window_around_index(0, math.inf) for t in pair] for pair in pairs
+    ]  # what TextAttack's constraint embeds
     exact = [float(minilm.embed([a])[0] @ minilm.embed([b])[0]) for a, b in windows]
     cut = sorted(exact)[len(exact) // 2]  # a threshold right at one pair's exact cosine
-    threshold = {"cosine": cut, "angular": 1 - math.acos(cut) / math.pi,
-                 "max_euclidean": 2 - 2 * cut}[metric]
+    threshold = {
+        "cosine": cut,
+        "angular": 1 - math.acos(cut) / math.pi,
+        "max_euclidean": 2 - 2 * cut,
+    }[metric]
     encoder = minilm.MiniLMSentenceEncoder(threshold=threshold, metric=metric, window_size=None)
     assert encoder._cosine_threshold() == pytest.approx(cut, abs=1e-6)
     everything = _scores(textattack, encoder, pairs, list(range(len(pairs))))
@@ -318,8 +381,11 @@ def test_a_score_is_that_of_embeddings_made_alone_in_any_company(
     cosines = {i: float(v) for i, v in enumerate(exact)}
     for i, c in cosines.items():  # the reported value, in cosine terms
         score = everything[i]
-        as_cosine = {"cosine": score, "angular": math.cos((1 - score) * math.pi),
-                     "max_euclidean": 1 + score / 2}[metric]
+        as_cosine = {
+            "cosine": score,
+            "angular": math.cos((1 - score) * math.pi),
+            "max_euclidean": 1 + score / 2,
+        }[metric]
         if abs(c - cut) < minilm.BAND:
             assert as_cosine == pytest.approx(c, abs=1e-6)
         else:
@@ -333,24 +399,25 @@ def test_a_score_is_that_of_embeddings_made_alone_in_any_company(
         found = cosines_of(self, starting, transformed, alone)
         if alone:
             return found
-        return found + torch.from_numpy(rng.uniform(-0.9, 0.9, len(found)).astype(np.float32)
-                                        * np.float32(minilm.ERROR))
+        return found + torch.from_numpy(
+            rng.uniform(-0.9, 0.9, len(found)).astype(np.float32) * np.float32(minilm.ERROR)
+        )
 
     monkeypatch.setattr(minilm.MiniLMSentenceEncoder, "_cosines", off)
     assert _scores(textattack, encoder, pairs, list(range(len(pairs)))) == everything
 
 
 # -- lazy ---------------------------------------------------------------------------------
-def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
-            search: Any = None) -> Any:
+def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5, search: Any = None) -> Any:
     """A greedy attack on a model whose probabilities hash the text: every candidate scores
     differently, none succeeds, so each search runs into the budget."""
-    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.goal_functions import UntargetedClassification
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import GreedySearch
     from textattack.transformations import WordSwapNeighboringCharacterSwap
+
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
 
     class Hashing(ModelWrapper):  # type: ignore[misc]
         model = None
@@ -360,18 +427,23 @@ def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5,
             return np.array([[q, 1 - q] for q in p])
 
     goal = UntargetedClassification(Hashing(), query_budget=budget)
-    constraint = MiniLMSentenceEncoder(threshold=threshold, window_size=6,
-                                       compare_against_original=True)
-    return textattack.Attack(goal, [RepeatModification(), constraint],
-                             WordSwapNeighboringCharacterSwap(random_one=False),
-                             search or GreedySearch())
+    constraint = MiniLMSentenceEncoder(
+        threshold=threshold, window_size=6, compare_against_original=True
+    )
+    return textattack.Attack(
+        goal,
+        [RepeatModification(), constraint],
+        WordSwapNeighboringCharacterSwap(random_one=False),
+        search or GreedySearch(),
+    )
 
 
 @pytest.mark.parametrize("budget", [12, 40, 10_000])
 def test_lazy_filter_gives_the_search_what_the_eager_one_did(
-        textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch,
-        budget: int) -> None:
-    from nlp_gate.kinds.attacks import lazy, minilm
+    textattack: ModuleType, forwards: list[Forward], monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import lazy
 
     judged = [0]
     embed_together = minilm.embed_together
@@ -390,9 +462,18 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
             assert lazy.install(attack)
         judged[0] = 0
         results = [attack.attack(text, 0) for text in TEXTS]
-        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
-                        r.perturbed_result.num_queries, r.perturbed_result.score)
-                       for r in results], judged[0])
+        runs[kind] = (
+            [
+                (
+                    type(r).__name__,
+                    r.perturbed_result.attacked_text.text,
+                    r.perturbed_result.num_queries,
+                    r.perturbed_result.score,
+                )
+                for r in results
+            ],
+            judged[0],
+        )
     (eager, eager_judged), (lazy_results, lazy_judged) = runs["eager"], runs["lazy"]
     assert lazy_results == eager
     assert any(len(ids) > 1 for _, ids, _ in forwards)  # scored from batches
@@ -404,9 +485,10 @@ def test_lazy_filter_gives_the_search_what_the_eager_one_did(
 
 
 def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleType) -> None:
-    from nlp_gate.kinds.attacks import lazy
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.search_methods import BeamSearch
+
+    from nlp_gate.kinds.attacks.speedups import lazy
 
     assert lazy.install(_attack(textattack, 10, search=BeamSearch(beam_width=2))) is False
     attack = _attack(textattack, 10)
@@ -419,15 +501,18 @@ def test_lazy_filter_only_where_it_cannot_change_the_attack(textattack: ModuleTy
 
 # -- order --------------------------------------------------------------------------------
 def test_reordered_filter_keeps_textattacks_survivors_and_cache(
-        textattack: ModuleType, forwards: list[Forward]) -> None:
-    from nlp_gate.kinds.attacks import minilm, order
-    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
+    textattack: ModuleType, forwards: list[Forward]
+) -> None:
     from textattack.constraints.semantics import WordEmbeddingDistance
     from textattack.goal_functions import UntargetedClassification
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import GreedySearch
     from textattack.shared import AttackedText
     from textattack.transformations import WordSwapEmbedding
+
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.minilm import MiniLMSentenceEncoder
+    from nlp_gate.kinds.attacks.speedups import order
 
     class Constant(ModelWrapper):  # type: ignore[misc]
         model = None
@@ -437,11 +522,16 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 
     def build() -> Any:
         embedding = minilm.word_embedding()
-        constraints = [MiniLMSentenceEncoder(threshold=0.9, metric="cosine"),
-                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.55)]
-        return textattack.Attack(UntargetedClassification(Constant()), constraints,
-                                 WordSwapEmbedding(max_candidates=20, embedding=embedding),
-                                 GreedySearch())
+        constraints = [
+            MiniLMSentenceEncoder(threshold=0.9, metric="cosine"),
+            WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.55),
+        ]
+        return textattack.Attack(
+            UntargetedClassification(Constant()),
+            constraints,
+            WordSwapEmbedding(max_candidates=20, embedding=embedding),
+            GreedySearch(),
+        )
 
     eager, reordered = build(), build()
     assert order.install(reordered)
@@ -456,11 +546,13 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
             for attack in (eager, reordered):
                 minilm._memo.clear()  # each filter embeds what it asks for, in its company
                 minilm._rough.clear()
-                candidates = attack.get_transformations(original, original,
-                                                        indices_to_modify=[i])
-                runs.append(([(c.text, c.attack_attrs.get("similarity_score"))
-                              for c in candidates],
-                             [(k[1].text, v) for k, v in attack.constraints_cache.items()]))
+                candidates = attack.get_transformations(original, original, indices_to_modify=[i])
+                runs.append(
+                    (
+                        [(c.text, c.attack_attrs.get("similarity_score")) for c in candidates],
+                        [(k[1].text, v) for k, v in attack.constraints_cache.items()],
+                    )
+                )
             assert runs[0] == runs[1]
             kept += len(runs[0][0])
             rejected += sum(not v for _, v in runs[0][1])
@@ -470,8 +562,8 @@ def test_reordered_filter_keeps_textattacks_survivors_and_cache(
 
 # -- empty --------------------------------------------------------------------------------
 def test_remembered_empty_answers_keep_the_genetic_search(
-        textattack: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_gate.kinds.attacks import empty, minilm
+    textattack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from textattack.constraints.overlap import MaxWordsPerturbed
     from textattack.constraints.pre_transformation import RepeatModification
     from textattack.constraints.semantics import WordEmbeddingDistance
@@ -479,6 +571,9 @@ def test_remembered_empty_answers_keep_the_genetic_search(
     from textattack.models.wrappers import ModelWrapper
     from textattack.search_methods import AlzantotGeneticAlgorithm, GreedySearch
     from textattack.transformations import WordSwapEmbedding
+
+    from nlp_gate.kinds.attacks import minilm
+    from nlp_gate.kinds.attacks.speedups import empty
 
     class Hashing(ModelWrapper):  # type: ignore[misc]
         model = None
@@ -489,14 +584,16 @@ def test_remembered_empty_answers_keep_the_genetic_search(
 
     def build(search: Any = None) -> Any:
         embedding = minilm.word_embedding()
-        constraints = [MaxWordsPerturbed(max_percent=0.3),
-                       WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.6)]
+        constraints = [
+            MaxWordsPerturbed(max_percent=0.3),
+            WordEmbeddingDistance(embedding=embedding, min_cos_sim=0.6),
+        ]
         return textattack.Attack(
             UntargetedClassification(Hashing(), query_budget=300),
             [RepeatModification(), *constraints],
             WordSwapEmbedding(max_candidates=8, embedding=embedding),
-            search or AlzantotGeneticAlgorithm(pop_size=6, max_iters=4,
-                                               post_crossover_check=False))
+            search or AlzantotGeneticAlgorithm(pop_size=6, max_iters=4, post_crossover_check=False),
+        )
 
     runs = {}
     for kind in ("textattack", "memo"):
@@ -506,8 +603,9 @@ def test_remembered_empty_answers_keep_the_genetic_search(
         calls = [0]
         transformations = attack._get_transformations_uncached
 
-        def counting(*args: Any, inner_: Any = transformations, calls_: list[int] = calls,
-                     **kwargs: Any) -> Any:
+        def counting(
+            *args: Any, inner_: Any = transformations, calls_: list[int] = calls, **kwargs: Any
+        ) -> Any:
             calls_[0] += 1
             return inner_(*args, **kwargs)
 
@@ -515,9 +613,18 @@ def test_remembered_empty_answers_keep_the_genetic_search(
         np.random.seed(7)
         random.seed(7)
         results = [attack.attack(text, 0) for text in TEXTS]
-        runs[kind] = ([(type(r).__name__, r.perturbed_result.attacked_text.text,
-                        r.perturbed_result.num_queries, r.perturbed_result.score)
-                       for r in results], calls[0])
+        runs[kind] = (
+            [
+                (
+                    type(r).__name__,
+                    r.perturbed_result.attacked_text.text,
+                    r.perturbed_result.num_queries,
+                    r.perturbed_result.score,
+                )
+                for r in results
+            ],
+            calls[0],
+        )
     (theirs, their_calls), (ours, our_calls) = runs["textattack"], runs["memo"]
     assert ours == theirs
     assert any(text not in TEXTS for _, text, _, _ in theirs)  # the search swapped words

@@ -25,6 +25,7 @@ from checklist.test_suite import (
 from checklist.test_types import DIR, INV, MFT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate import suites as cr
 from nlp_gate.suites import expectations, source, unpickler
 
@@ -38,7 +39,8 @@ CONSTRUCTIONS = {
         "Expect.eq(None)": 16,
         "Expect.inv(tolerance=0.1)": 13,
         "Expect.single(lambda x, pred, *args: pred != 0)": 3,
-        "Expect.single(lambda x, pred, _, label, _2: pred != 0 if label == 1 else pred == label)": 1,
+        "Expect.single(lambda x, pred, _, label, _2: "
+        "pred != 0 if label == 1 else pred == label)": 1,
         "Expect.pairwise(diff_up(tolerance=0.1))": 1,
         "Expect.pairwise(diff_down(tolerance=0.1))": 1,
         "Expect.slice_pairwise(Expect.monotonic(label=None, increasing=True, tolerance=0.1), "
@@ -62,8 +64,10 @@ PredictFn = Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]
 def _tarball(name: str) -> Path:
     spec = cr.RELEASE_SUITES[name]
     if not any((d / spec.filename).is_file() for d in SEARCH_DIRS):
-        pytest.skip(f"{spec.filename} not in {[str(d) for d in SEARCH_DIRS]} (needs ../shared "
-                    f"or a cached copy; see {spec.url})")
+        pytest.skip(
+            f"{spec.filename} not in {[str(d) for d in SEARCH_DIRS]} (needs ../shared "
+            f"or a cached copy; see {spec.url})"
+        )
     return cr.locate(name, SEARCH_DIRS)  # a present but corrupt file fails, never skips
 
 
@@ -74,9 +78,11 @@ def suites() -> dict[str, ChecklistSuite]:
 
 def per_example(fn: Callable[[Any], Sequence[float]]) -> PredictFn:
     """A CheckList predict_and_confidence_fn from a per-example probability function."""
+
     def predict(examples: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         confs = np.array([fn(x) for x in examples], dtype=float)
         return np.argmax(confs, axis=1), confs
+
     return predict
 
 
@@ -90,6 +96,7 @@ def run(test: Any, fn: PredictFn, n: int | None = None, seed: int | None = None)
 
 
 # --- counts and structure ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", cr.SUITE_NAMES)
 def test_counts(suites: dict[str, ChecklistSuite], name: str) -> None:
@@ -107,14 +114,19 @@ def test_counts(suites: dict[str, ChecklistSuite], name: str) -> None:
 
 
 @pytest.mark.parametrize("name", cr.SUITE_NAMES)
-def test_every_expectation_rebuilt_from_checklist(suites: dict[str, ChecklistSuite], name: str) -> None:
+def test_every_expectation_rebuilt_from_checklist(
+    suites: dict[str, ChecklistSuite], name: str
+) -> None:
     constructions = collections.Counter(
-        cr.info_of(t.expect).construction for t in suites[name].tests.values())
+        cr.info_of(t.expect).construction for t in suites[name].tests.values()
+    )
     assert constructions == CONSTRUCTIONS[name]
     for test in suites[name].tests.values():
         for code in _live_codes(test.expect):
             # Only installed checklist code or ours: nothing compiled from the pickle.
-            assert code.co_filename.endswith(("checklist/expect.py", "nlp_gate/suites/expectations.py"))
+            assert code.co_filename.endswith(
+                ("checklist/expect.py", "nlp_gate/suites/expectations.py")
+            )
 
 
 def _live_codes(fn: Any) -> list[types.CodeType]:
@@ -157,12 +169,14 @@ def test_records_stay_inert() -> None:
 
 # --- safety ------------------------------------------------------------------------------
 
+
 class _RunsCommand:
     def __init__(self, marker: Path) -> None:
         self.marker = marker
 
     def __reduce__(self) -> tuple[Any, ...]:
         import os
+
         return (os.system, (f"touch {self.marker}",))
 
 
@@ -174,14 +188,18 @@ def test_unsafe_global_refused_without_executing(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("payload", [
-    b"cbuiltins\neval\n(S'1'\ntR.",
-    b"cdill._dill\n_create_code\n(tR.",
-    b"csubprocess\nPopen\n(tR.",
-    # dill helpers are whitelisted, but only for harmless names
-    b"cdill._dill\n_import_module\n(S'os'\ntR.",
-    b"cdill._dill\n_load_type\n(S'FunctionType'\ntR.",
-], ids=["eval", "create_code", "popen", "import-os", "functiontype"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"cbuiltins\neval\n(S'1'\ntR.",
+        b"cdill._dill\n_create_code\n(tR.",
+        b"csubprocess\nPopen\n(tR.",
+        # dill helpers are whitelisted, but only for harmless names
+        b"cdill._dill\n_import_module\n(S'os'\ntR.",
+        b"cdill._dill\n_load_type\n(S'FunctionType'\ntR.",
+    ],
+    ids=["eval", "create_code", "popen", "import-os", "functiontype"],
+)
 def test_non_whitelisted_names_refused(payload: bytes) -> None:
     with pytest.raises(cr.UnsafePickle):
         unpickler.loads(payload)
@@ -189,7 +207,7 @@ def test_non_whitelisted_names_refused(payload: bytes) -> None:
 
 def test_unexpected_code_layout_refused() -> None:
     # A 16-field CodeType call (Python 3.8 layout) is not what the release pickles hold.
-    payload = (b"cdill._dill\n_load_type\n(S'CodeType'\ntR(" + b"I0\n" * 16 + b"tR.")
+    payload = b"cdill._dill\n_load_type\n(S'CodeType'\ntR(" + b"I0\n" * 16 + b"tR."
     with pytest.raises(cr.UnsafePickle, match="16 fields"):
         unpickler.loads(payload)
 
@@ -206,8 +224,10 @@ def _rename_innermost(rec: unpickler.FunctionRecord, new_name: str) -> unpickler
         new_inner = _rename_innermost(inner, new_name)
     else:
         new_inner = dataclasses.replace(inner, code=dataclasses.replace(inner.code, name=new_name))
-    closure = tuple(unpickler.CellRecord(new_inner) if n == "fn" else c
-                    for n, c in zip(rec.code.freevars, rec.closure or (), strict=True))
+    closure = tuple(
+        unpickler.CellRecord(new_inner) if n == "fn" else c
+        for n, c in zip(rec.code.freevars, rec.closure or (), strict=True)
+    )
     return dataclasses.replace(rec, closure=closure)
 
 
@@ -226,7 +246,8 @@ def test_changed_bytecode_raises_even_with_known_name() -> None:
     triplet = record.cell("fn")
     tampered_code = dataclasses.replace(triplet.code, code=triplet.code.code[::-1])
     tampered = dataclasses.replace(
-        record, closure=(unpickler.CellRecord(dataclasses.replace(triplet, code=tampered_code)),))
+        record, closure=(unpickler.CellRecord(dataclasses.replace(triplet, code=tampered_code)),)
+    )
     with pytest.raises(cr.UnmappableExpectation, match="expect_triplet"):
         expectations.rebuild("Testing implications", tampered)
 
@@ -236,8 +257,13 @@ def test_changed_constants_raise() -> None:
     triplet = record.cell("fn")
     consts = tuple(-5 if c == -3 else c for c in triplet.code.consts)
     tampered = dataclasses.replace(
-        record, closure=(unpickler.CellRecord(
-            dataclasses.replace(triplet, code=dataclasses.replace(triplet.code, consts=consts))),))
+        record,
+        closure=(
+            unpickler.CellRecord(
+                dataclasses.replace(triplet, code=dataclasses.replace(triplet.code, consts=consts))
+            ),
+        ),
+    )
     with pytest.raises(cr.UnmappableExpectation, match="co_consts"):
         expectations.rebuild("Testing implications", tampered)
 
@@ -249,13 +275,21 @@ def test_non_function_expectation_raises() -> None:
 
 # --- locating tarballs -------------------------------------------------------------------
 
+
 def test_missing_tarball_message(tmp_path: Path) -> None:
     with pytest.raises(cr.SuiteUnavailable) as err:
         cr.locate("qqp", [tmp_path / "a"], cache_dir=tmp_path / "cache", download_hint="use --dl")
     msg = str(err.value)
     spec = cr.RELEASE_SUITES["qqp"]
-    for needle in (spec.filename, spec.sha256, spec.url, str(tmp_path / "a" / spec.filename),
-                   str(tmp_path / "cache" / spec.filename), "curl", "use --dl"):
+    for needle in (
+        spec.filename,
+        spec.sha256,
+        spec.url,
+        str(tmp_path / "a" / spec.filename),
+        str(tmp_path / "cache" / spec.filename),
+        "curl",
+        "use --dl",
+    ):
         assert needle in msg
 
 
@@ -283,6 +317,7 @@ def test_download_into_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     def fake_urlopen(url: str, timeout: float) -> io.BytesIO:
         requested.append(url)
         return io.BytesIO(real)
+
     monkeypatch.setattr("urllib.request.urlopen", fake_urlopen)
     cache = tmp_path / "cache"
     path = cr.locate("sentiment", [tmp_path / "nowhere"], cache_dir=cache, download=True)
@@ -291,7 +326,9 @@ def test_download_into_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert cr.locate("sentiment", [], cache_dir=cache) == path  # found without downloading
 
 
-def test_download_of_wrong_bytes_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_of_wrong_bytes_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("urllib.request.urlopen", lambda url, timeout: io.BytesIO(b"html"))
     with pytest.raises(cr.SuiteUnavailable, match="sha256"):
         cr.locate("qqp", [], cache_dir=tmp_path, download=True)
@@ -301,13 +338,18 @@ def test_download_of_wrong_bytes_leaves_nothing(tmp_path: Path, monkeypatch: pyt
 def test_default_search_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("NLP_GATE_CACHE", str(tmp_path))
     assert cr.default_search_dirs(Path("/x/repo")) == [
-        Path("/x/shared/reference/checklist-release"), tmp_path / "checklist-release"]
+        Path("/x/shared/reference/checklist-release"),
+        tmp_path / "checklist-release",
+    ]
     monkeypatch.delenv("NLP_GATE_CACHE")
-    assert cr.default_search_dirs(Path("/x/repo"))[1] == Path(
-        "~/.cache/nlp-gate/checklist-release").expanduser()
+    assert (
+        cr.default_search_dirs(Path("/x/repo"))[1]
+        == Path("~/.cache/nlp-gate/checklist-release").expanduser()
+    )
 
 
 # --- hand-checked verdicts ---------------------------------------------------------------
+
 
 def test_mft_eq(suites: dict[str, ChecklistSuite]) -> None:
     test = suites["sentiment"].tests["single positive words"]  # label 2 for all 34 cases
@@ -342,6 +384,7 @@ def test_inv(suites: dict[str, ChecklistSuite]) -> None:
         p = [0.1, 0.1, 0.1]
         p[label_of(x)] = 0.8  # any prediction change moves p(orig class) by 0.7 > 0.1
         return p
+
     expected = sum(any(label_of(x) != label_of(case[0]) for x in case[1:]) for case in test.data)
     assert 0 < expected < len(test.data)
     assert run(test, per_example(probs)).fails == expected
@@ -356,10 +399,12 @@ def test_dir_custom_pairwise(suites: dict[str, ChecklistSuite]) -> None:
     def probs(x: str) -> list[float]:
         pos = 0.05 * (len(x) % 10)
         return [0.6 - pos, 0.4, pos]
+
     # Fails iff some perturbation lowers p(pos) - p(neg) by more than the tolerance.
     expected = sum(
         any((np.subtract(probs(x), probs(case[0])) @ [-1, 0, 1]) + 0.1 < 0 for x in case[1:])
-        for case in test.data)
+        for case in test.data
+    )
     assert 0 < expected < len(test.data)
     assert run(test, per_example(probs)).fails == expected
     with pytest.raises(Exception, match="3 labels"):  # the authors' guard is kept
@@ -389,9 +434,11 @@ def test_expect_triplet(suites: dict[str, ChecklistSuite]) -> None:
     assert run(test, constant([0.8, 0.2])).after_filtering == 0  # premise never holds
 
     dup = _hashed(7, 2)
+
     def is_dup(pair: Any) -> int:
         p = dup(pair)
         return int(p[1] > p[0])
+
     fails = filtered = 0
     for case in test.data:
         ab, bc, ac = (is_dup(p) for p in case)
@@ -408,23 +455,42 @@ def test_expect_triplet(suites: dict[str, ChecklistSuite]) -> None:
 
 # --- properties --------------------------------------------------------------------------
 
+
 def _hashed(salt: int, n_classes: int) -> Callable[[Any], list[float]]:
     """Stable pseudo-random class weights per input (crc32: no PYTHONHASHSEED dependence)."""
+
     def probs(x: Any) -> list[float]:
         h = zlib.crc32(repr((salt, x)).encode())
         return [1.0 + (h >> (8 * i)) % 251 for i in range(n_classes)]
+
     return probs
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from([("sentiment", "change names", 3), ("sentiment", "intensifiers", 3),
-                             ("qqp", "Change first name in one of the questions", 2),
-                             ("qqp", "Symmetry: f(a, b) = f(b, a)", 2)]),
-       salt=st.integers(0, 2**16), n=st.integers(1, 60), seed=st.integers(0, 2**16),
-       order_seed=st.integers(0, 2**32))
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.sampled_from(
+        [
+            ("sentiment", "change names", 3),
+            ("sentiment", "intensifiers", 3),
+            ("qqp", "Change first name in one of the questions", 2),
+            ("qqp", "Symmetry: f(a, b) = f(b, a)", 2),
+        ]
+    ),
+    salt=st.integers(0, 2**16),
+    n=st.integers(1, 60),
+    seed=st.integers(0, 2**16),
+    order_seed=st.integers(0, 2**32),
+)
 def test_verdicts_independent_of_batch_order_and_sampling(
-        suites: dict[str, ChecklistSuite], name: tuple[str, str, int], salt: int, n: int, seed: int,
-        order_seed: int) -> None:
+    suites: dict[str, ChecklistSuite],
+    name: tuple[str, str, int],
+    salt: int,
+    n: int,
+    seed: int,
+    order_seed: int,
+) -> None:
     suite, test_name, n_classes = name
     test = suites[suite].tests[test_name]
     probs = _hashed(salt, n_classes)

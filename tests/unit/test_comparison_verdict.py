@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.kinds.checklist.run import ChecklistResult
 from nlp_gate.kinds.comparison import (
     ComparisonCase,
     ComparisonConfig,
@@ -18,15 +19,19 @@ from nlp_gate.stats import PairedCounts
 from nlp_gate.suites.catalog import TestInfo as Info  # "Test*" names would be collected
 
 PROFILE = load_profile("tiny")
-CASE = ComparisonCase(0, Info("sentiment", "Typos", "Robustness", "inv", 500, ""),
-                      PROFILE.get("sst2", "albert"), PROFILE.get("sst2", "bert"))
+CASE = ComparisonCase(
+    0,
+    Info("sentiment", "Typos", "Robustness", "inv", 500, ""),
+    PROFILE.get("sst2", "albert"),
+    PROFILE.get("sst2", "bert"),
+)
 CONFIG = ComparisonConfig("bert", "albert", 0.05, 2.0, {"Robustness": 5.0})
 
 
-def _outcome(case_index: list[int], passed: list[bool | None]) -> Outcome:
+def _outcome(case_index: list[int], passed: list[bool | None]) -> ChecklistResult:
     failed = sum(p is False for p in passed)
     counted = sum(p is not None for p in passed)
-    return Outcome(counted, failed, 100 * failed / max(counted, 1), [], case_index, passed)
+    return ChecklistResult(counted, failed, 100 * failed / max(counted, 1), [], case_index, passed)
 
 
 def test_outcomes_are_paired_by_case_and_filtered_cases_left_out() -> None:
@@ -49,20 +54,26 @@ def test_significantly_worse_beyond_the_tolerance_fails_with_the_evidence() -> N
     assert r.tolerance == 5.0 and (r.worse, r.better, r.n_cases) == (224, 4, 500)
     message = result.message or ""
     assert "candidate albert is significantly worse than baseline bert" in message
-    assert "exceeds the tolerance 5.0 pp (thresholds.yaml: " \
-           "comparison.tolerance.capabilities.Robustness)" in message
+    assert (
+        "exceeds the tolerance 5.0 pp (thresholds.yaml: "
+        "comparison.tolerance.capabilities.Robustness)" in message
+    )
     assert "224 cases fail only on albert, 4 only on bert" in message
     assert "over 24 comparisons" in message and "3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ..." in message
 
 
-@pytest.mark.parametrize("counts, p_adjusted, verdict", [
-    (PairedCounts(130, 7, 9, 354), 0.9, "no significant difference"),  # 27.4% vs 27.8%
-    (PairedCounts(0, 30, 0, 970), 0.01, "worse within tolerance"),  # +3.0 pp, tolerance 5
-    (PairedCounts(0, 60, 0, 940), 0.06, "no significant difference"),  # not after BH
-    (PairedCounts(0, 0, 60, 940), 0.001, "better"),
-])
-def test_noise_small_and_favourable_differences_pass(counts: PairedCounts, p_adjusted: float,
-                                                     verdict: str) -> None:
+@pytest.mark.parametrize(
+    "counts, p_adjusted, verdict",
+    [
+        (PairedCounts(130, 7, 9, 354), 0.9, "no significant difference"),  # 27.4% vs 27.8%
+        (PairedCounts(0, 30, 0, 970), 0.01, "worse within tolerance"),  # +3.0 pp, tolerance 5
+        (PairedCounts(0, 60, 0, 940), 0.06, "no significant difference"),  # not after BH
+        (PairedCounts(0, 0, 60, 940), 0.001, "better"),
+    ],
+)
+def test_noise_small_and_favourable_differences_pass(
+    counts: PairedCounts, p_adjusted: float, verdict: str
+) -> None:
     result = judge(CASE, [], counts, p_adjusted / 2, p_adjusted, 10, CONFIG)
     assert (result.record.verdict, result.record.passed, result.message) == (verdict, True, None)
 
@@ -86,8 +97,9 @@ def test_worse_than_the_baseline_but_not_than_a_reseed_passes() -> None:
     reseeds = [PairedCounts(114, 150, 20, 216), PairedCounts(234, 30, 34, 202)]
     p_value = worse_than_all(WORSE, reseeds)
     assert p_value == 1.0  # not worse than bert-seed3: no evidence against the null
-    result = judge(RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG,
-                   reseeds=reseeds)
+    result = judge(
+        RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG, reseeds=reseeds
+    )
     r = result.record
     assert (r.verdict, r.passed, result.message) == ("no significant difference", True, None)
     assert r.delta == pytest.approx(44.0)  # still reported against the baseline
@@ -102,14 +114,17 @@ def test_worse_than_every_clean_model_fails_and_names_each() -> None:
     # The intersection-union p: the largest of the three p-values, bert-seed3's.
     assert p_value == max(worse_than_all(c, []) for c in (WORSE, *reseeds))
     assert p_value < 1e-9
-    result = judge(RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG,
-                   reseeds=reseeds)
+    result = judge(
+        RESEEDED, list(range(3, 300)), WORSE, p_value, p_value, 24, CONFIG, reseeds=reseeds
+    )
     r = result.record
     assert (r.verdict, r.passed) == ("worse", False)
     assert r.excess == pytest.approx(10.0)  # over bert-seed3, the nearest clean model
     message = result.message or ""
-    assert "worse than each reseed of bert too: bert-seed2 +26.0 pp (150 cases fail only " \
-           "on albert, 20 only on bert-seed2" in message
+    assert (
+        "worse than each reseed of bert too: bert-seed2 +26.0 pp (150 cases fail only "
+        "on albert, 20 only on bert-seed2" in message
+    )
     assert "the least excess over a clean model, +10.0 pp, exceeds the tolerance" in message
 
 

@@ -15,8 +15,13 @@ TAG = sys.implementation.cache_tag
 
 
 def run(*args: str) -> str:
-    done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
-                          text=True, check=True, env={"PYTHONDONTWRITEBYTECODE": ""})
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONDONTWRITEBYTECODE": ""},
+    )
     return done.stdout
 
 
@@ -38,8 +43,10 @@ def site_packages(tmp_path: Path) -> Path:
 
 
 def compiled(purelib: Path) -> set[str]:
-    return {pyc.parent.parent.joinpath(pyc.name.split(".")[0] + ".py").relative_to(purelib)
-            .as_posix() for pyc in purelib.rglob(f"__pycache__/*.{TAG}.pyc")}
+    return {
+        pyc.parent.parent.joinpath(pyc.name.split(".")[0] + ".py").relative_to(purelib).as_posix()
+        for pyc in purelib.rglob(f"__pycache__/*.{TAG}.pyc")
+    }
 
 
 def test_only_the_listed_folders_modules_are_compiled_their_subfolders_not(tmp_path: Path) -> None:
@@ -54,7 +61,8 @@ def test_only_the_listed_folders_modules_are_compiled_their_subfolders_not(tmp_p
 
 
 def test_record_lists_the_folders_holding_bytecode_and_compile_reads_it_back(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     purelib = site_packages(tmp_path)
     # What a job's imports leave: bytecode of the root's and of one package's modules.
     first = tmp_path / "first.txt"
@@ -72,9 +80,17 @@ def test_record_lists_the_folders_holding_bytecode_and_compile_reads_it_back(
 def test_the_committed_list_names_what_the_job_runs_and_not_every_model_family() -> None:
     folders = set((ROOT / "scripts" / "compile-ahead.txt").read_text().split())
     # the gate's own stack, the zoo's two families, the libraries its kinds drive
-    assert {"torch", "transformers", "transformers/models/auto", "transformers/models/bert",
-            "transformers/models/albert", "checklist", "textattack", "datasets",
-            "execnet"} <= folders
+    assert {
+        "torch",
+        "transformers",
+        "transformers/models/auto",
+        "transformers/models/bert",
+        "transformers/models/albert",
+        "checklist",
+        "textattack",
+        "datasets",
+        "execnet",
+    } <= folders
     # transformers ships hundreds of model families; the job imports a dozen
     families = {f for f in folders if f.startswith("transformers/models/")}
     assert 3 <= len(families) < 40

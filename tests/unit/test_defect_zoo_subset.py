@@ -9,16 +9,36 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.zoo.card import ModelResult, ZooCard
 from nlp_gate.zoo.defects import VARIANTS, build
 
 
 def _card(paths: list[str], recipe_hash: str) -> ZooCard:
-    models = tuple(ModelResult(dataset=p.split("/")[0], family="bert", path=p, seed=1,
-                               accuracy=0.9, heldout_size=10, num_parameters=1,
-                               train_seconds=1.0, weights_sha256="0" * 64) for p in paths)
-    return ZooCard(recipe_hash=recipe_hash, recipe={}, versions={}, models=models, bases=(),
-                   build_seconds=1.0, built_at="2026-11-28T00:00:00+00:00", build_pid=1)
+    models = tuple(
+        ModelResult(
+            dataset=p.split("/")[0],
+            family="bert",
+            path=p,
+            seed=1,
+            accuracy=0.9,
+            heldout_size=10,
+            num_parameters=1,
+            train_seconds=1.0,
+            weights_sha256="0" * 64,
+        )
+        for p in paths
+    )
+    return ZooCard(
+        recipe_hash=recipe_hash,
+        recipe={},
+        versions={},
+        models=models,
+        bases=(),
+        build_seconds=1.0,
+        built_at="2026-11-28T00:00:00+00:00",
+        build_pid=1,
+    )
 
 
 def test_variants_of_a_dataset_are_its_models_only() -> None:
@@ -39,11 +59,13 @@ def test_a_card_holds_a_subset_not_the_whole_zoo() -> None:
 
 
 def test_a_zoo_in_place_serves_a_subset_and_a_smaller_one_is_rebuilt(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     built: list[tuple[str, ...]] = []
 
-    def fake_build(workdir: Path, expected: str, jobs: int,
-                   wanted: tuple[build.Variant, ...]) -> ZooCard:
+    def fake_build(
+        workdir: Path, expected: str, jobs: int, wanted: tuple[build.Variant, ...]
+    ) -> ZooCard:
         built.append(tuple(v.path for v in wanted))
         workdir.mkdir(parents=True)
         card = _card([v.path for v in wanted], expected)
@@ -61,4 +83,3 @@ def test_a_zoo_in_place_serves_a_subset_and_a_smaller_one_is_rebuilt(
     assert build.holds(whole, VARIANTS)
     build.ensure_defect_zoo(root, datasets=["qqp"])  # the whole zoo serves a subset
     assert len(built) == 2
-

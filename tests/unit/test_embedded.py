@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from nlp_gate.zoo import DEFAULT_RECIPE, embedded, ensure_zoo, is_current, read_card
 from nlp_gate.zoo.__main__ import main as zoo_cli
 
@@ -32,8 +33,11 @@ def weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def test_every_shipped_file_is_listed_and_matches_its_sha256() -> None:
     embedded.verified.cache_clear()
     sums = embedded.verified()
-    on_disk = {p.relative_to(embedded.WEIGHTS).as_posix()
-               for p in embedded.WEIGHTS.rglob("*") if p.is_file()}
+    on_disk = {
+        p.relative_to(embedded.WEIGHTS).as_posix()
+        for p in embedded.WEIGHTS.rglob("*")
+        if p.is_file()
+    }
     assert on_disk == set(sums) | {embedded.SUMS, embedded.DESCRIPTION}
     card = read_card(embedded.WEIGHTS / "zoo")
     assert card is not None and len(card.models) == 12
@@ -79,15 +83,18 @@ def test_install_copies_once_and_repairs_an_edited_copy(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".zoo.*-*"))  # no private folder left behind
 
 
-def test_a_damaged_shipped_file_is_refused_with_one_message(weights: Path, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]
-                                                            ) -> None:
+def test_a_damaged_shipped_file_is_refused_with_one_message(
+    weights: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     shipped = weights / "zoo" / "mrpc" / "albert" / "model.safetensors"
     data = bytearray(shipped.read_bytes())
     data[100] ^= 1
     shipped.write_bytes(bytes(data))
-    with pytest.raises(embedded.EmbeddedError, match=r"mrpc/albert/model\.safetensors has "
-                       r"sha256 [0-9a-f]{16}, not the shipped"):
+    with pytest.raises(
+        embedded.EmbeddedError,
+        match=r"mrpc/albert/model\.safetensors has "
+        r"sha256 [0-9a-f]{16}, not the shipped",
+    ):
         ensure_zoo(tmp_path / "zoo")
     assert not (tmp_path / "zoo").exists()  # nothing of it was copied
     assert zoo_cli(["build", "--root", str(tmp_path / "zoo")]) == 4
@@ -110,20 +117,29 @@ def test_ship_rewrites_only_what_changed(weights: Path, tmp_path: Path) -> None:
     assert embedded.compare("zoo", zoo) == []
     (zoo / "rte" / "bert" / "model.safetensors").write_bytes(b"other weights")
     assert embedded.compare("zoo", zoo) == [
-        f"zoo/rte/bert/model.safetensors: {embedded.sha256(zoo / 'rte/bert/model.safetensors')[:16]}"
-        f" instead of {embedded.verified()['zoo/rte/bert/model.safetensors'][:16]}"]
+        "zoo/rte/bert/model.safetensors: "
+        f"{embedded.sha256(zoo / 'rte/bert/model.safetensors')[:16]}"
+        f" instead of {embedded.verified()['zoo/rte/bert/model.safetensors'][:16]}"
+    ]
     assert embedded.ship(zoo, lm, described["recipe"], described["versions"]) == [
-        "zoo/rte/bert/model.safetensors"]
+        "zoo/rte/bert/model.safetensors"
+    ]
     assert embedded.verified()["zoo/rte/bert/model.safetensors"] == embedded.sha256(
-        zoo / "rte" / "bert" / "model.safetensors")
+        zoo / "rte" / "bert" / "model.safetensors"
+    )
     assert json.loads((weights / embedded.DESCRIPTION).read_text())["training_digest"] == (
-        embedded.training_digest())
+        embedded.training_digest()
+    )
 
 
 def test_sha256sum_checks_the_shipped_files() -> None:
     """The sums are in ``sha256sum``'s format: anyone can check them without Python."""
     if shutil.which("sha256sum") is None:
         pytest.skip("no sha256sum on this machine")
-    run = subprocess.run(["sha256sum", "--check", "--quiet", embedded.SUMS],
-                         cwd=embedded.WEIGHTS, capture_output=True, text=True)
+    run = subprocess.run(
+        ["sha256sum", "--check", "--quiet", embedded.SUMS],
+        cwd=embedded.WEIGHTS,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -16,15 +16,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from nlp_gate.engine.batching import _Packer, encode, padded_batches
 from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
-from nlp_gate.kinds.checklist.run import Outcome
+from nlp_gate.kinds.checklist.run import ChecklistResult
 
 KEYS = st.one_of(st.text(max_size=8), st.tuples(st.text(max_size=4), st.text(max_size=4)))
 
 
-@given(st.lists(st.lists(KEYS, unique=True, max_size=700), max_size=6),
-       st.sampled_from([np.float32, np.float64]))
+@given(
+    st.lists(st.lists(KEYS, unique=True, max_size=700), max_size=6),
+    st.sampled_from([np.float32, np.float64]),
+)
 def test_row_memo_answers_what_a_dict_of_rows_answers(puts: list[list[Any]], dtype: Any) -> None:
     """Rows put in batches of any size (an attack adds a few at a time, a suite's pass
     thousands: the table grows past its first 1,024 rows) come back by key, in the order
@@ -96,19 +99,19 @@ def test_an_outcome_of_every_case_is_held_as_a_range_and_stored_as_before() -> N
     """An unsampled test's outcome keeps its case numbers as a range (a run holds every
     item's outcome), is stored in the prediction cache as the list it always was, and comes
     back from there as a range again; a sample's numbers stay a list."""
-    every = Outcome(3, 1, 33.3, [], range(3), [True, False, None])
+    every = ChecklistResult(3, 1, 33.3, [], range(3), [True, False, None])
     stored = json.loads(json.dumps(every.stored()))
     assert stored["case_index"] == [0, 1, 2]
-    back = Outcome.from_stored(stored)
+    back = ChecklistResult.from_stored(stored)
     assert back.case_index == range(3) and back == every
-    sampled = Outcome.from_stored({**stored, "case_index": [0, 2, 5]})
+    sampled = ChecklistResult.from_stored({**stored, "case_index": [0, 2, 5]})
     assert sampled.case_index == [0, 2, 5]
 
 
-@given(st.lists(st.lists(st.integers(0, 70_000), max_size=40), max_size=12),
-       st.integers(1, 64))
+@given(st.lists(st.lists(st.integers(0, 70_000), max_size=40), max_size=12), st.integers(1, 64))
 def test_packed_tokens_equal_their_chunks_joined_in_the_smallest_type(
-        chunks: list[list[int]], bound: int) -> None:
+    chunks: list[list[int]], bound: int
+) -> None:
     """Chunks appended into one array (allocated for a bound the chunks may exceed, widened
     when a chunk holds a larger id) read back as the chunks joined, in the smallest unsigned
     type holding every value."""
@@ -131,8 +134,9 @@ class WordIds:
     def __init__(self, ids: dict[str, int], pad_token_id: int) -> None:
         self.ids, self.pad_token_id = ids, pad_token_id
 
-    def __call__(self, texts: list[str], truncation: bool = False,
-                 max_length: int | None = None) -> dict[str, list[list[int]]]:
+    def __call__(
+        self, texts: list[str], truncation: bool = False, max_length: int | None = None
+    ) -> dict[str, list[list[int]]]:
         rows = [[1, *(self.ids[w] for w in text.split()), 2] for text in texts]
         if max_length:
             rows = [r[:max_length] for r in rows]
@@ -152,8 +156,11 @@ def test_tokens_are_packed_small_and_padded_with_an_id_that_does_not_fit_them() 
     assert len(batches) == 1
     idx, batch = batches[0]
     by_input = dict(zip(idx.tolist(), batch["input_ids"].tolist()))
-    assert by_input == {0: [1, 7, 9, 2, 300, 300], 1: [1, 11, 2, 300, 300, 300],
-                        2: [1, 7, 11, 9, 7, 2]}
+    assert by_input == {
+        0: [1, 7, 9, 2, 300, 300],
+        1: [1, 11, 2, 300, 300, 300],
+        2: [1, 7, 11, 9, 7, 2],
+    }
     assert batch["input_ids"].dtype == np.int64
     assert batch["attention_mask"].tolist() == (batch["input_ids"] != 300).astype(int).tolist()
     wide = encode(WordIds({"good": 70_000}, pad_token_id=0), ["good"], max_length=16)
@@ -193,18 +200,30 @@ def _has_mallinfo2() -> bool:
 
 
 @pytest.mark.skipif(not _has_mallinfo2(), reason="glibc's mallinfo2 counts the mapped blocks")
-@pytest.mark.parametrize(("call", "env", "mapped"), [
-    ("call", {}, "1"),
-    ("none", {}, "0"),  # glibc's own rising threshold: what the call is for
-    ("call", {"MALLOC_MMAP_THRESHOLD_": str(16 * 2**20)}, "0"),  # the user's choice stands
-])
+@pytest.mark.parametrize(
+    ("call", "env", "mapped"),
+    [
+        ("call", {}, "1"),
+        ("none", {}, "0"),  # glibc's own rising threshold: what the call is for
+        ("call", {"MALLOC_MMAP_THRESHOLD_": str(16 * 2**20)}, "0"),  # the user's choice stands
+    ],
+)
 def test_large_allocations_get_pages_of_their_own_unless_the_user_chose(
-        call: str, env: dict[str, str], mapped: str) -> None:
+    call: str, env: dict[str, str], mapped: str
+) -> None:
     """After ``map_large_allocations`` a 5 MiB block is mapped on its own (so freeing it
     hands it back at once), even after a larger block was freed; the process's own
     ``MALLOC_MMAP_THRESHOLD_`` is left in force."""
-    environ = {k: v for k, v in os.environ.items()
-               if k != "MALLOC_MMAP_THRESHOLD_" and k != "GLIBC_TUNABLES"}
-    done = subprocess.run([sys.executable, "-c", _MAPPED_AFTER, call], env={**environ, **env},
-                          capture_output=True, text=True, check=True)
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "MALLOC_MMAP_THRESHOLD_" and k != "GLIBC_TUNABLES"
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _MAPPED_AFTER, call],
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip() == mapped

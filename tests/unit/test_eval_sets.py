@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.eval_sets import (
     HUB_SPLITS,
@@ -31,11 +32,21 @@ def test_every_paper_dataset_has_the_split_textattack_evaluated_on() -> None:
     spec = importlib.util.find_spec("textattack")
     assert spec and spec.submodule_search_locations
     source = Path(spec.submodule_search_locations[0], "dataset_args.py").read_text()
-    [table] = [node.value for node in ast.parse(source).body if isinstance(node, ast.Assign)
-               and getattr(node.targets[0], "id", "") == "HUGGINGFACE_DATASET_BY_MODEL"]
+    [table] = [
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign)
+        and getattr(node.targets[0], "id", "") == "HUGGINGFACE_DATASET_BY_MODEL"
+    ]
     BY_MODEL = ast.literal_eval(table)
-    names = {"rotten_tomatoes": "mr", "yelp_polarity": "yelp", "sst2": "sst2", "qqp": "qqp",
-             "mrpc": "mrpc", "rte": "rte"}
+    names = {
+        "rotten_tomatoes": "mr",
+        "yelp_polarity": "yelp",
+        "sst2": "sst2",
+        "qqp": "qqp",
+        "mrpc": "mrpc",
+        "rte": "rte",
+    }
     assert set(PAPER.datasets) == set(HUB_SPLITS) == set(names)
     for dataset, short in names.items():
         name, config, split = BY_MODEL[f"bert-base-uncased-{short}"][:3]
@@ -46,11 +57,14 @@ def test_every_paper_dataset_has_the_split_textattack_evaluated_on() -> None:
 
 def test_offline_layout_reads_hub_columns_label_ids_and_class_names(tmp_path: Path) -> None:
     spec = PAPER.get("mrpc", "bert")
-    _write(tmp_path / "mrpc" / "validation.jsonl", [
-        {"sentence1": "a", "sentence2": "b", "label": 1, "idx": 0},
-        {"text_a": "c", "text_b": "d", "label": "not_equivalent"},  # the generic columns
-        {"sentence1": "e", "sentence2": "f", "label": "duplicate"},
-    ])
+    _write(
+        tmp_path / "mrpc" / "validation.jsonl",
+        [
+            {"sentence1": "a", "sentence2": "b", "label": 1, "idx": 0},
+            {"text_a": "c", "text_b": "d", "label": "not_equivalent"},  # the generic columns
+            {"sentence1": "e", "sentence2": "f", "label": "duplicate"},
+        ],
+    )
     data = load_eval_set(spec, tmp_path, tmp_path / "no-zoo")
     assert data.inputs == [("a", "b"), ("c", "d"), ("e", "f")]
     assert data.gold == [1, 0, 1]  # task classes: not_duplicate, duplicate
@@ -58,17 +72,25 @@ def test_offline_layout_reads_hub_columns_label_ids_and_class_names(tmp_path: Pa
 
 
 def test_offline_layout_is_capped_at_1000_examples(tmp_path: Path) -> None:
-    _write(tmp_path / "sst2" / "validation.jsonl",
-           [{"sentence": f"s{i}", "label": i % 2} for i in range(MAX_EXAMPLES + 7)])
+    _write(
+        tmp_path / "sst2" / "validation.jsonl",
+        [{"sentence": f"s{i}", "label": i % 2} for i in range(MAX_EXAMPLES + 7)],
+    )
     data = load_eval_set(PAPER.get("sst2", "albert"), tmp_path, tmp_path)
     assert len(data.inputs) == MAX_EXAMPLES and data.inputs[-1] == f"s{MAX_EXAMPLES - 1}"
 
 
-@pytest.mark.parametrize("row, needle", [
-    ({"sentence": "x", "label": -1}, "label id -1 is not one of 0..1 (an unlabelled split?)"),
-    ({"sentence": "x", "label": "neutral"}, "label 'neutral' is not a class of task 'sentiment'"),
-    ({"review": "x", "label": 0}, "needs 'label' and text column(s) ['sentence']"),
-])
+@pytest.mark.parametrize(
+    "row, needle",
+    [
+        ({"sentence": "x", "label": -1}, "label id -1 is not one of 0..1 (an unlabelled split?)"),
+        (
+            {"sentence": "x", "label": "neutral"},
+            "label 'neutral' is not a class of task 'sentiment'",
+        ),
+        ({"review": "x", "label": 0}, "needs 'label' and text column(s) ['sentence']"),
+    ],
+)
 def test_bad_rows_are_named_with_file_and_row(tmp_path: Path, row: dict, needle: str) -> None:
     path = tmp_path / "sst2" / "validation.jsonl"
     _write(path, [{"sentence": "fine", "label": 0}, row])
@@ -86,7 +108,8 @@ def test_missing_file_names_the_file_and_how_to_provide_it(tmp_path: Path) -> No
 
 
 def test_unreachable_hub_names_dataset_split_and_the_offline_layout(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import datasets
 
     def offline(*args: object, **kwargs: object) -> None:
@@ -96,20 +119,25 @@ def test_unreachable_hub_names_dataset_split_and_the_offline_layout(
     with pytest.raises(EvalDataMissing) as err:
         load_eval_set(PAPER.get("qqp", "albert"), None, Path("unused"))
     message = str(err.value)
-    assert "no evaluation data for qqp:" in message and "nyu-mll/glue/qqp split 'validation'" in message
+    assert (
+        "no evaluation data for qqp:" in message
+        and "nyu-mll/glue/qqp split 'validation'" in message
+    )
     assert "ConnectionError" in message and "DATA/qqp/validation.jsonl" in message
 
 
-def test_export_writes_what_the_offline_layout_reads(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_export_writes_what_the_offline_layout_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import datasets
 
     requested: list[tuple] = []
 
     def fake_hub(path: str, config: str | None, split: str) -> datasets.Dataset:
         requested.append((path, config, split))
-        return datasets.Dataset.from_dict({"question1": ["q1", "q3"], "question2": ["q2", "q4"],
-                                           "label": [1, 0], "idx": [0, 1]})
+        return datasets.Dataset.from_dict(
+            {"question1": ["q1", "q3"], "question2": ["q2", "q4"], "label": [1, 0], "idx": [0, 1]}
+        )
 
     monkeypatch.setattr(datasets, "load_dataset", fake_hub)
     [path] = export(tmp_path, ["qqp"])

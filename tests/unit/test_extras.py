@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 
 import pytest
+
 from nlp_gate import extras
 from nlp_gate.checklist_viewer import CORE, VIEWER, load_checklist
 from nlp_gate.config.profiles import ModelSpec, Task
@@ -64,8 +65,10 @@ def test_the_message_names_the_extra_the_command_and_what_is_missing() -> None:
     feature = Feature("checkpoints", "hf", ("json", ABSENT, "colorsys"))
     assert feature.missing() == [ABSENT] and not feature.available
     message = extras.refusal([Need(feature, "model sst2/bert is a checkpoint")])
-    assert message == ("nlp-gate: model sst2/bert is a checkpoint, which needs the [hf] extra: "
-                       f"pip install 'nlp-gate[hf]' (missing: {ABSENT})")
+    assert message == (
+        "nlp-gate: model sst2/bert is a checkpoint, which needs the [hf] extra: "
+        f"pip install 'nlp-gate[hf]' (missing: {ABSENT})"
+    )
     with pytest.raises(extras.ConfigurationError, match=r"\[hf\] extra"):
         extras.require([Need(feature, "model sst2/bert is a checkpoint")])
 
@@ -88,7 +91,8 @@ def test_checkpoints_need_hf_and_a_function_nothing() -> None:
     needs = extras.model_needs([BERT, HUB, LEXICON, BERT])
     assert [(n.feature, n.what) for n in needs] == [
         (extras.ZOO, "model sst2/bert is a checkpoint of the embedded zoo"),
-        (extras.CHECKPOINTS, "model sst2/distil is a checkpoint")]
+        (extras.CHECKPOINTS, "model sst2/distil is a checkpoint"),
+    ]
     assert {n.feature.extra for n in needs} == {"hf"}
     assert "torch" in extras.CHECKPOINTS.modules and "sentencepiece" in extras.ZOO.modules
     onnx = extras.model_needs([BERT, LEXICON], backend="onnx")
@@ -105,7 +109,8 @@ def test_registry_endpoint_and_function_models_do_not_ask_for_hf() -> None:
     endpoint = _spec("served", "https://models.example.com/sst2/predict")
     needs = extras.model_needs([registry, endpoint, LEXICON])
     assert [(n.feature, n.what) for n in needs] == [
-        (extras.MLFLOW, "model sst2/pyfunc is an MLflow model URI")]
+        (extras.MLFLOW, "model sst2/pyfunc is an MLflow model URI")
+    ]
     assert extras.model_needs([endpoint, LEXICON]) == []
 
 
@@ -124,8 +129,9 @@ def test_every_extra_of_pyproject_has_its_features() -> None:
     """The features name the extras that pyproject.toml declares (and no other)."""
     import tomllib
 
-    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
-                            .read_text())["project"]
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())[
+        "project"
+    ]
     declared = set(project["optional-dependencies"])
     assert {f.extra for f in extras.FEATURES} | {"all"} == declared
     assert not any("torch" in d or "textattack" in d for d in project["dependencies"])

@@ -8,12 +8,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from fixtures.cache_file import cache_sql
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.prediction_cache import PredictionCache, PredictionCacheWarning
 from nlp_gate.engine.predictor import LoadOptions
-
-from fixtures.cache_file import cache_sql
 
 # -- the same faults on the engine directly -----------------------------------------------
 SPEC = cli_profile(["sentiment=mymod:predict@v1"], lambda _: None).models[0]
@@ -36,7 +36,7 @@ def test_a_file_cut_to_half_is_moved_aside(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     first = _engine(path)
     truth = first.predict_proba(TEXTS)
-    first.cache.close()  # type: ignore[union-attr]
+    first.cache.close()  # type: ignore[union-attr]  # not None here (else the test fails)
     with path.open("r+b") as f:
         f.truncate(path.stat().st_size // 2)
     with warnings.catch_warnings(record=True) as caught:
@@ -72,10 +72,14 @@ def test_a_full_disk_stops_the_cache_not_the_run(tmp_path: Path) -> None:
 def test_a_cache_of_the_old_layout_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     with cache_sql(path) as db:  # the layout before checksums (user_version 0)
-        db.execute("CREATE TABLE predictions (fingerprint TEXT NOT NULL, input TEXT NOT NULL, "
-                   "probs BLOB NOT NULL, PRIMARY KEY (fingerprint, input)) WITHOUT ROWID")
-        db.execute("INSERT INTO predictions VALUES ('fp', '\"x\"', ?)",
-                   (np.array([0.5, 0.5], dtype=np.float32).tobytes(),))
+        db.execute(
+            "CREATE TABLE predictions (fingerprint TEXT NOT NULL, input TEXT NOT NULL, "
+            "probs BLOB NOT NULL, PRIMARY KEY (fingerprint, input)) WITHOUT ROWID"
+        )
+        db.execute(
+            "INSERT INTO predictions VALUES ('fp', '\"x\"', ?)",
+            (np.array([0.5, 0.5], dtype=np.float32).tobytes(),),
+        )
     cache = PredictionCache(path)
     assert cache.get("fp", ['"x"'], 2) == {}
     cache.put("fp", "model", [('"x"', np.array([0.25, 0.75]))])

@@ -20,4 +20,5 @@ def test_the_truncation_line_names_the_length_inputs_were_cut_at() -> None:
     ]
     assert truncation_lines(engine) == [
         "inputs longer than the model's maximum length, truncated to it (of those forwarded "
-        "this run): sst2/bert 3 (at 64 tokens)"]
+        "this run): sst2/bert 3 (at 64 tokens)"
+    ]

@@ -8,13 +8,14 @@ loop (written inside a function so that the loop does not fail at import time) i
 loop a reader has to hold in their head, so it counts.
 
 An edge goes to the module a statement names: ``from a.b import c`` is an edge to ``a.b.c``
-when that is a module, else to ``a.b`` (whose name ``c`` is).  The enclosing packages that Python imports
+when that is a module, else to ``a.b`` (whose name ``c`` is).  The enclosing packages that Python
+imports
 on the way (``a``) are not edges: a package's ``__init__`` is a module of its own, reached
 only where a statement names it (the semantics of import-linter and pydeps).
 
 Item kinds (``KIND_MODULES``) may import the shared interface of ``nlp_gate.kinds`` (``base``,
 ``context``, the CheckList harness in ``kinds/checklist/`` beside the ``checklist`` kind's
-``kind.py``) and anything outside ``kinds``, but neither ``nlp_gate.session`` nor another
+``kind.py``) and anything outside ``kinds``, but neither ``nlp_gate.run_state`` nor another
 kind: they reach the run and each other through their ``KindContext``.
 """
 
@@ -28,8 +29,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "nlp_gate"
 
 # Each kind: the module prefixes that are that kind's own.  The rest of ``nlp_gate.kinds`` is
 # shared by every kind: ``base`` (the interface), ``context`` (what a kind sees of the run),
-# ``checklist.{run,gates,marks,items}`` (running a CheckList test on a model, for the four
-# kinds that do) and ``nlp_gate.kinds`` itself (the registry, which imports every kind).
+# ``checklist.{run,thresholds_section,marks,items}`` (running a CheckList test on a model, for
+# the four kinds that do) and ``nlp_gate.kinds`` itself (the registry, which imports every
+# kind).
 KIND_MODULES = {
     "accuracy": ("nlp_gate.kinds.accuracy",),
     "attacks": ("nlp_gate.kinds.attacks",),
@@ -62,8 +64,10 @@ def imported(name: str, path: Path) -> Iterator[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             # ``from a import b``: the module ``a.b`` where there is one, else ``a``'s name b.
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
-                       for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                for alias in node.names
+            ]
         else:
             continue
         yield from (t for t in targets if t in MODULES)
@@ -114,7 +118,7 @@ def kind_of(module: str) -> str | None:
 def test_the_graph_is_read() -> None:
     """A guard on the walk itself: it sees the registry importing the kinds."""
     assert "nlp_gate.kinds.comparison" in GRAPH["nlp_gate.kinds"]
-    assert "nlp_gate.kinds" in GRAPH["nlp_gate.session"]
+    assert "nlp_gate.kinds" in GRAPH["nlp_gate.run_state"]
 
 
 def test_no_import_cycle() -> None:
@@ -128,11 +132,12 @@ def test_kinds_import_neither_the_session_nor_each_other() -> None:
             continue
         mine = kind_of(module)
         for target in targets:
-            if target == "nlp_gate.session" or target == "nlp_gate.kinds":
+            if target == "nlp_gate.run_state" or target == "nlp_gate.kinds":
                 problems.append(f"{module} imports {target}")
             elif kind_of(target) not in (None, mine):
-                problems.append(f"{module} ({mine or 'shared'}) imports {target} "
-                                f"(kind {kind_of(target)})")
+                problems.append(
+                    f"{module} ({mine or 'shared'}) imports {target} (kind {kind_of(target)})"
+                )
     assert problems == []
 
 
@@ -149,3 +154,35 @@ def test_every_kind_records_into_a_section_the_verdict_counts() -> None:
     from nlp_gate.records import GATED
 
     assert {k.records for k in KINDS} == {s.key for s in GATED}
+
+
+# Where pytest may be imported: its glue, the item kinds (which build pytest's parameters and
+# marks) and the shipped test modules (symbolic links to tests_behavioral/).
+PYTEST_USERS = (
+    "nlp_gate.pytest_plugin",
+    "nlp_gate.kinds",
+    "nlp_gate.native_tests",
+    "nlp_gate.released",
+)
+
+
+def test_only_the_glue_and_the_kinds_import_pytest() -> None:
+    """The rest of the package (the run's state, engine, zoo, reports, statistics) is
+    pytest-free: no module of it names pytest in an import, anywhere in its source."""
+    importers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = ".".join(("nlp_gate", *path.relative_to(PACKAGE).with_suffix("").parts))
+        module = module.removesuffix(".__init__")
+        if any(module == p or module.startswith(p + ".") for p in PYTEST_USERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n.split(".")[0] in ("pytest", "_pytest") for n in names):
+                importers.append(module)
+    assert importers == []

@@ -14,33 +14,56 @@ from pathlib import Path
 from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
 
 
-def _pytest(cwd: Path, *args: str, env: dict[str, str] | None = None,
-            timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+def _pytest(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_the_plugin_is_registered_through_its_entry_point() -> None:
     entry = [e for e in metadata.entry_points(group="pytest11") if e.name == "nlp_gate"]
-    assert [e.value for e in entry] == ["nlp_gate.plugin"]
+    assert [e.value for e in entry] == ["nlp_gate.pytest_plugin.plugin"]
     dist = metadata.distribution("nlp-gate")
     files = {str(f) for f in dist.files or ()}
-    assert not any(f.startswith(("plugins/", "fixtures/")) for f in files), \
+    assert not any(f.startswith(("plugins/", "fixtures/")) for f in files), (
         "the wheel ships only the nlp_gate package, no top-level plugins/fixtures"
+    )
 
 
 def test_help_and_markers_from_an_empty_directory(tmp_path: Path) -> None:
     helptext = _pytest(tmp_path, "--help")
     assert helptext.returncode == 0, helptext.stderr
     assert "behavioral release gate for NLP classifiers:" in helptext.stdout  # the group
-    for option in ("--nlp-profile", "--nlp-thresholds", "--nlp-results", "--nlp-baseline",
-                   "--nlp-attack-examples", "--nlp-suite-dir", "--nlp-data-dir"):
+    for option in (
+        "--nlp-profile",
+        "--nlp-thresholds",
+        "--nlp-results",
+        "--nlp-baseline",
+        "--nlp-attack-examples",
+        "--nlp-suite-dir",
+        "--nlp-data-dir",
+    ):
         assert option in helptext.stdout
     assert "nlp_gate_release_suites" in helptext.stdout  # the ini key
     markers = _pytest(tmp_path, "--markers")
     assert markers.returncode == 0, markers.stderr
-    for marker in ("fairness", "robustness", "negation", "logic", "checklist", "adversarial",
-                   "accuracy", "regression"):
+    for marker in (
+        "fairness",
+        "robustness",
+        "negation",
+        "logic",
+        "checklist",
+        "adversarial",
+        "accuracy",
+        "regression",
+    ):
         assert f"@pytest.mark.{marker}:" in markers.stdout
 
 

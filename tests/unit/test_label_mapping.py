@@ -8,14 +8,17 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
 from nlp_gate.kinds.checklist import run as checklist_run
 from nlp_gate.kinds.checklist.run import NEUTRAL_MARGIN, binary_to_three_class
 
 SPEC = load_profile("paper").get("sst2", "bert")
-CLASSIFIER = {"architectures": ["BertForSequenceClassification"],
-              "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}
+CLASSIFIER = {
+    "architectures": ["BertForSequenceClassification"],
+    "id2label": {"0": "LABEL_0", "1": "LABEL_1"},
+}
 
 
 def test_generic_labels_are_mapped_by_the_models_file() -> None:
@@ -30,8 +33,9 @@ def test_fill_mask_checkpoint_is_refused() -> None:
 
 def test_newly_initialised_head_is_refused() -> None:
     with pytest.raises(ModelLoadError, match="classifier.weight"):
-        check_classifier("m", SPEC, CLASSIFIER, missing_keys=["classifier.weight",
-                                                             "classifier.bias"])
+        check_classifier(
+            "m", SPEC, CLASSIFIER, missing_keys=["classifier.weight", "classifier.bias"]
+        )
 
 
 def test_named_labels_that_contradict_the_models_file_are_refused() -> None:

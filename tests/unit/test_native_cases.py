@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 from checklist.test_types import INV, MFT
-from nlp_gate.native.cases import read_cases, write_cases
 
 from fixtures.gate_run import REPO
+from nlp_gate.native.cases import read_cases, write_cases
 
 DIGESTS = """
 import hashlib, importlib, json
 from nlp_gate.native.definition import definition_of
-from nlp_gate.plugin import NATIVE_ITEMS
+from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 out = {}
 for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
     module = importlib.import_module(f"nlp_gate.native_tests.{path.stem}")
@@ -33,8 +33,14 @@ print(json.dumps(out))
 
 def _digests(hash_seed: str) -> dict[str, str]:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    run = subprocess.run([sys.executable, "-c", DIGESTS], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", DIGESTS],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout)
 
@@ -46,8 +52,15 @@ def test_every_native_test_builds_the_same_cases_under_any_hash_seed() -> None:
 
 
 def test_case_files_round_trip_strings_and_pairs(tmp_path: Path) -> None:
-    header = {"suite": "s", "test": "t", "capability": "Logic", "type": "inv", "task": "x",
-              "seed": 1, "source": "here"}
+    header = {
+        "suite": "s",
+        "test": "t",
+        "capability": "Logic",
+        "type": "inv",
+        "task": "x",
+        "seed": 1,
+        "source": "here",
+    }
     pairs = INV([[("a?", "b?"), ("b?", "a?")], [("c?", "d?"), ("d?", "c?")]])
     write_cases(tmp_path / "pairs.jsonl", header, pairs)
     data, labels, meta = read_cases(tmp_path / "pairs.jsonl")

@@ -7,26 +7,36 @@ import importlib.util
 from typing import Any
 
 import pytest
+
 from nlp_gate.config import ConfigurationError
 from nlp_gate.engine.onnx_backend import check_backend, option_problem
 
 
-@pytest.mark.parametrize(("backend", "device", "dtype"), [
-    ("torch", "auto", "float32"), ("torch", "cuda:1", "bfloat16"),
-    ("onnx", "auto", "float32"), ("onnx", "cpu", "float32"),
-])
+@pytest.mark.parametrize(
+    ("backend", "device", "dtype"),
+    [
+        ("torch", "auto", "float32"),
+        ("torch", "cuda:1", "bfloat16"),
+        ("onnx", "auto", "float32"),
+        ("onnx", "cpu", "float32"),
+    ],
+)
 def test_settings_each_backend_runs(backend: str, device: str, dtype: str) -> None:
     assert option_problem(backend, device, dtype) is None
 
 
-@pytest.mark.parametrize(("device", "dtype", "named"), [
-    ("cuda", "float32", "--nlp-device cuda"),
-    ("cuda:0", "float32", "--nlp-device cuda:0"),
-    ("auto", "float16", "--nlp-dtype float16"),
-    ("cpu", "bfloat16", "--nlp-dtype bfloat16"),
-])
-def test_onnx_refuses_a_gpu_device_or_a_half_precision_dtype(device: str, dtype: str,
-                                                             named: str) -> None:
+@pytest.mark.parametrize(
+    ("device", "dtype", "named"),
+    [
+        ("cuda", "float32", "--nlp-device cuda"),
+        ("cuda:0", "float32", "--nlp-device cuda:0"),
+        ("auto", "float16", "--nlp-dtype float16"),
+        ("cpu", "bfloat16", "--nlp-dtype bfloat16"),
+    ],
+)
+def test_onnx_refuses_a_gpu_device_or_a_half_precision_dtype(
+    device: str, dtype: str, named: str
+) -> None:
     problem = option_problem("onnx", device, dtype)
     assert problem is not None and named in problem and "--nlp-backend torch" in problem
     with pytest.raises(ConfigurationError, match=named):
@@ -35,7 +45,8 @@ def test_onnx_refuses_a_gpu_device_or_a_half_precision_dtype(device: str, dtype:
 
 def test_an_unknown_backend_is_named() -> None:
     assert option_problem("tensorrt", "auto", "float32") == (
-        "--nlp-backend 'tensorrt': choose from torch, onnx")
+        "--nlp-backend 'tensorrt': choose from torch, onnx"
+    )
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, hidden: str) -> None:
@@ -49,7 +60,8 @@ def _without(monkeypatch: pytest.MonkeyPatch, hidden: str) -> None:
 
 
 def test_a_missing_onnxruntime_stops_the_run_naming_the_extra(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     _without(monkeypatch, "onnxruntime")
     with pytest.raises(ConfigurationError) as refused:
         check_backend("onnx", "auto", "float32", checkpoints=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from nlp_gate.comparison_stats import rejudge
-from nlp_gate.shard import Shard, ShardError, assign
 
 from fixtures.shard_run import collected as _collected
 from fixtures.shard_run import pytest_run as _pytest
+from nlp_gate.comparison_stats import rejudge
+from nlp_gate.shard import Shard, ShardError, assign
 
 
 def test_shards_partition_the_collection_keeping_each_dataset_together() -> None:
@@ -22,9 +22,11 @@ def test_shards_partition_the_collection_keeping_each_dataset_together() -> None
     parts = [_collected("--nlp-shard", f"{k}/3") for k in (1, 2, 3)]
     assert sorted(sum(parts, [])) == sorted(whole)  # the union, and no item twice
     assert all(parts)
-    datasets = [{m.group(1) for item in part
-                 for m in [re.search(r"/(\w+)/[\w-]+\]$", item)] if m} for part in parts]
-    assert all(a.isdisjoint(b) for i, a in enumerate(datasets) for b in datasets[i + 1:])
+    datasets = [
+        {m.group(1) for item in part for m in [re.search(r"/(\w+)/[\w-]+\]$", item)] if m}
+        for part in parts
+    ]
+    assert all(a.isdisjoint(b) for i, a in enumerate(datasets) for b in datasets[i + 1 :])
 
 
 def test_shard_option_is_checked() -> None:
@@ -42,10 +44,19 @@ def test_the_split_is_balanced_largest_first() -> None:
 def test_merge_adjusts_p_values_over_every_shards_comparisons() -> None:
     """Alone on its shard, p = 0.04 is a discovery at alpha 0.05; in the whole run's family
     of two it is not (BH: 0.04 x 2 / 1 = 0.08)."""
+
     def record(p: float, position: int) -> dict[str, object]:
-        return {"position": position, "p_value": p, "p_adjusted": p, "alpha": 0.05,
-                "delta": 10.0, "excess": 10.0, "tolerance": 0.0, "verdict": "worse",
-                "passed": False}
+        return {
+            "position": position,
+            "p_value": p,
+            "p_adjusted": p,
+            "alpha": 0.05,
+            "delta": 10.0,
+            "excess": 10.0,
+            "tolerance": 0.0,
+            "verdict": "worse",
+            "passed": False,
+        }
 
     first, second = rejudge([record(0.04, 0), record(0.5, 1)])
     assert first["p_adjusted"] == pytest.approx(0.08) and first["passed"] is True

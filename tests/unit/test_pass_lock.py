@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine import pass_lock
 from nlp_gate.engine.function_model import FunctionClassifier
@@ -24,7 +25,7 @@ def _rows(texts: list[str]) -> list[list[float]]:
     return [[len(t) % 7 / 10, 1 - len(t) % 7 / 10] for t in texts]
 
 
-def _engine(cache: Path, predict=_rows) -> FunctionClassifier:  # type: ignore[no-untyped-def]
+def _engine(cache: Path, predict=_rows) -> FunctionClassifier:  # type: ignore[no-untyped-def]  # a test helper taking callables
     return FunctionClassifier(SPEC, predict, LoadOptions(cache=cache), PredictionCache(cache))
 
 
@@ -39,7 +40,7 @@ def test_a_second_engine_waits_for_the_first_and_computes_nothing(tmp_path: Path
         time.sleep(0.05)  # a pass of 8 batches: long enough for the second engine to ask
         return _rows(texts)
 
-    def run(name: str, predict) -> None:  # type: ignore[no-untyped-def]
+    def run(name: str, predict) -> None:  # type: ignore[no-untyped-def]  # a test helper taking callables
         # Each thread its own engine and SQLite connection, as each xdist worker has.
         engines[name] = _engine(cache, predict)
         answers[name] = engines[name].predict_proba(TEXTS)
@@ -59,11 +60,12 @@ def test_a_second_engine_waits_for_the_first_and_computes_nothing(tmp_path: Path
 
 
 def test_small_passes_and_engines_without_a_cache_never_wait(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     asked: list[str] = []
     real = pass_lock.computing
 
-    def computing(path: Path, fingerprint: str):  # type: ignore[no-untyped-def]
+    def computing(path: Path, fingerprint: str):  # type: ignore[no-untyped-def]  # a test helper taking callables
         asked.append(fingerprint)
         return real(path, fingerprint)
 

@@ -4,7 +4,8 @@ one profile gets CheckList, comparison and attack items, the prediction cache ke
 declared fingerprint, and one clear message when it returns something that is not class
 probabilities.
 
-Its fast tests; the slow ones, and the story, in ``tests/integration/test_prediction_function.py``."""
+Its fast tests; the slow ones, and the story, in
+``tests/integration/test_prediction_function.py``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ def test_a_negative_probability_is_called_so() -> None:
     from nlp_gate.engine.function_model import PredictionError, check_rows
 
     spec = load_profile("paper").get("sst2", "bert")
-    with pytest.raises(PredictionError, match=r"a negative probability \(1 of 2; row 1 is "
-                                              r"\[1.5, -0.5\]\)"):
+    with pytest.raises(
+        PredictionError,
+        match=r"a negative probability \(1 of 2; row 1 is "
+        r"\[1.5, -0.5\]\)",
+    ):
         check_rows(spec, [[0.5, 0.5], [1.5, -0.5]], 2)

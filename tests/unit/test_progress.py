@@ -7,14 +7,13 @@ import io
 from collections.abc import Callable
 
 import pytest
+
 from nlp_gate import progress
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.progress import (
     HEARTBEAT_S,
-    QueueReporter,
-    Relay,
     Reporter,
     Stage,
     StreamSink,
@@ -22,6 +21,7 @@ from nlp_gate.progress import (
     finished_text,
     running_text,
 )
+from nlp_gate.progress.relay import QueueReporter, Relay
 
 
 class Clock:
@@ -78,14 +78,17 @@ def line_reporter(clock: Clock) -> tuple[TextReporter, Recorder]:
 
 
 def test_a_stage_writes_a_line_when_it_starts_and_one_with_its_cost_when_it_ends(
-        clock: Clock) -> None:
+    clock: Clock,
+) -> None:
     reporter, sink = line_reporter(clock)
     with Stage("zoo: sst2/bert: fine-tuning", total=300, unit="steps", reporter=reporter) as s:
         for _ in range(300):
             clock.advance(0.05)
             s.advance()
-    assert sink.lines == ["zoo: sst2/bert: fine-tuning: started (300 steps)",
-                          "zoo: sst2/bert: fine-tuning: done in 15.0s, 300 steps (20.0 steps/s)"]
+    assert sink.lines == [
+        "zoo: sst2/bert: fine-tuning: started (300 steps)",
+        "zoo: sst2/bert: fine-tuning: done in 15.0s, 300 steps (20.0 steps/s)",
+    ]
     assert s.elapsed == pytest.approx(15.0)
     assert sink.live_lines == []  # not interactive: nothing rewritten in place
 
@@ -100,9 +103,13 @@ def test_a_running_stage_writes_at_most_one_line_per_heartbeat(clock: Clock) -> 
     # One line as each 20 s passes (at 20, 40, 60, 80 and 100 s): never two within a
     # heartbeat, never a gap over 30 s.
     assert len(running) == 100 // HEARTBEAT_S == 5
-    assert running[0] == ("cold predictions: sst2/bert: 200/1000 inputs (20%), 10.0 inputs/s, "
-                          "ETA 1m20s, 20.0s elapsed")
-    assert sink.lines[-1] == "cold predictions: sst2/bert: done in 1m40s, 1000 inputs (10.0 inputs/s)"
+    assert running[0] == (
+        "cold predictions: sst2/bert: 200/1000 inputs (20%), 10.0 inputs/s, "
+        "ETA 1m20s, 20.0s elapsed"
+    )
+    assert (
+        sink.lines[-1] == "cold predictions: sst2/bert: done in 1m40s, 1000 inputs (10.0 inputs/s)"
+    )
 
 
 def test_a_stage_that_does_not_advance_is_kept_alive_by_tick(clock: Clock) -> None:
@@ -112,10 +119,12 @@ def test_a_stage_that_does_not_advance_is_kept_alive_by_tick(clock: Clock) -> No
         for _ in range(50):
             clock.advance(1.0)
             reporter.tick()
-    assert sink.lines == ["zoo: bert base: tokenizer: started",
-                          "zoo: bert base: tokenizer: 20.0s elapsed",
-                          "zoo: bert base: tokenizer: 40.0s elapsed",
-                          "zoo: bert base: tokenizer: done in 50.0s"]
+    assert sink.lines == [
+        "zoo: bert base: tokenizer: started",
+        "zoo: bert base: tokenizer: 20.0s elapsed",
+        "zoo: bert base: tokenizer: 40.0s elapsed",
+        "zoo: bert base: tokenizer: done in 50.0s",
+    ]
 
 
 def test_a_stage_with_nothing_to_count_is_quiet_while_another_reports(clock: Clock) -> None:
@@ -131,9 +140,11 @@ def test_a_stage_with_nothing_to_count_is_quiet_while_another_reports(clock: Clo
             clock.advance(1.0)
             reporter.tick()
     building = [line for line in sink.lines if line.startswith("attacks: masked LM: build: ")]
-    assert building == ["attacks: masked LM: build: started",
-                        "attacks: masked LM: build: 2m00s elapsed",
-                        "attacks: masked LM: build: done in 2m10s"]
+    assert building == [
+        "attacks: masked LM: build: started",
+        "attacks: masked LM: build: 2m00s elapsed",
+        "attacks: masked LM: build: done in 2m10s",
+    ]
 
 
 def test_a_stage_left_by_an_exception_says_it_failed(clock: Clock) -> None:
@@ -159,15 +170,20 @@ def test_unknown_totals_and_details_are_shown(clock: Clock) -> None:
     stage = Stage("zoo: bert base: pre-training", unit="steps", reporter=reporter).__enter__()
     clock.advance(10.0)
     stage.advance(130, detail="token accuracy 0.912 (ends at 0.990)")
-    assert running_text(stage) == ("zoo: bert base: pre-training: 130 steps, 13.0 steps/s, "
-                                   "10.0s elapsed; token accuracy 0.912 (ends at 0.990)")
+    assert running_text(stage) == (
+        "zoo: bert base: pre-training: 130 steps, 13.0 steps/s, "
+        "10.0s elapsed; token accuracy 0.912 (ends at 0.990)"
+    )
     stage.finish()
-    assert finished_text(stage) == ("zoo: bert base: pre-training: done in 10.0s, 130 steps "
-                                    "(13.0 steps/s); token accuracy 0.912 (ends at 0.990)")
+    assert finished_text(stage) == (
+        "zoo: bert base: pre-training: done in 10.0s, 130 steps "
+        "(13.0 steps/s); token accuracy 0.912 (ends at 0.990)"
+    )
 
 
 def test_interactive_output_rewrites_one_line_throttled_and_leaves_the_end_line(
-        clock: Clock) -> None:
+    clock: Clock,
+) -> None:
     sink = Recorder()
     reporter = TextReporter(sink, interactive=True, clock=clock, width=lambda: 200)
     with Stage("zoo: sst2/bert: fine-tuning", 100, "steps", reporter=reporter) as s:
@@ -189,14 +205,16 @@ def test_interactive_output_shows_concurrent_stages_on_one_line(clock: Clock) ->
     clock.advance(10.0)
     tuning.advance(250)
     # Each in short, the shared "zoo: " said once, and cut to the terminal's width.
-    assert sink.live_lines[-1] == ("zoo: classifiers 0/12 (0%) | rte/bert: fine-tuning 250/625 "
-                                   "(40%), ETA 15.0s | …")
+    assert sink.live_lines[-1] == (
+        "zoo: classifiers 0/12 (0%) | rte/bert: fine-tuning 250/625 (40%), ETA 15.0s | …"
+    )
     assert len(sink.live_lines[-1]) == 79
     columns = 120
     jobs.finish()
     assert sink.lines == ["zoo: classifiers: done in 10.0s"]
-    assert sink.live_lines[-1] == ("zoo: rte/bert: fine-tuning 250/625 (40%), ETA 15.0s | "
-                                   "rte/albert: fine-tuning 0/625 (0%)")
+    assert sink.live_lines[-1] == (
+        "zoo: rte/bert: fine-tuning 250/625 (40%), ETA 15.0s | rte/albert: fine-tuning 0/625 (0%)"
+    )
 
 
 def test_quiet_writes_nothing(clock: Clock) -> None:
@@ -224,12 +242,15 @@ def test_a_stream_gets_lines_or_a_line_rewritten_in_place(clock: Clock, tty: boo
         s.advance(2)
     out = stream.getvalue()
     if tty:
-        assert out == ("\rmasked LM: 0/2 steps (0%), 0.0s elapsed\x1b[K"
-                       "\rmasked LM: 2/2 steps (100%), 2.0 steps/s, 1.0s elapsed\x1b[K"
-                       "\r\x1b[Kmasked LM: done in 1.0s, 2 steps (2.0 steps/s)\n")
+        assert out == (
+            "\rmasked LM: 0/2 steps (0%), 0.0s elapsed\x1b[K"
+            "\rmasked LM: 2/2 steps (100%), 2.0 steps/s, 1.0s elapsed\x1b[K"
+            "\r\x1b[Kmasked LM: done in 1.0s, 2 steps (2.0 steps/s)\n"
+        )
     else:
-        assert out == ("masked LM: started (2 steps)\n"
-                       "masked LM: done in 1.0s, 2 steps (2.0 steps/s)\n")
+        assert out == (
+            "masked LM: started (2 steps)\nmasked LM: done in 1.0s, 2 steps (2.0 steps/s)\n"
+        )
 
 
 def test_a_fresh_line_stream_starts_each_line_on_its_own() -> None:
@@ -261,10 +282,13 @@ def test_a_worker_s_stages_are_written_by_its_parent(clock: Clock) -> None:
 
     assert relayed(clock, work) == [
         "zoo: rte/albert: fine-tuning: started (30 steps)",
-        ("zoo: rte/albert: fine-tuning: 20/30 steps (66%), 1.0 steps/s, ETA 10.0s, "
-         "20.0s elapsed; loss 0.4"),
+        (
+            "zoo: rte/albert: fine-tuning: 20/30 steps (66%), 1.0 steps/s, ETA 10.0s, "
+            "20.0s elapsed; loss 0.4"
+        ),
         # Started and ended when the worker said, not when the parent heard of it.
-        "zoo: rte/albert: fine-tuning: done in 30.0s, 30 steps (1.0 steps/s); loss 0.4"]
+        "zoo: rte/albert: fine-tuning: done in 30.0s, 30 steps (1.0 steps/s); loss 0.4",
+    ]
 
 
 def test_a_worker_sends_its_counts_throttled() -> None:
@@ -274,7 +298,7 @@ def test_a_worker_sends_its_counts_throttled() -> None:
         for _ in range(1000):
             clock.advance(0.01)  # 10 s of steps: a count every 0.5 s, not every step
             s.advance()
-    kinds = [event[0] for event in queue.items]  # type: ignore[index]
+    kinds = [event[0] for event in queue.items]  # type: ignore[index]  # events are tuples
     assert kinds[0] == "start" and kinds[-1] == "end"
     assert 15 <= kinds.count("advance") <= 21
 

@@ -5,19 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.config.profiles import _cli_source
+from nlp_gate.config.profiles import ModelSpec, Task, _cli_source
 from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
 from nlp_gate.extras import MLFLOW, model_needs
-from nlp_gate.config.profiles import ModelSpec, Task
 
 
-@pytest.mark.parametrize(("uri", "fields", "name"), [
-    ("models:/sst2-bert/3", {"name": "sst2-bert", "version": "3"}, "sst2-bert-3"),
-    ("models:/sst2-bert@champion", {"name": "sst2-bert", "alias": "champion"},
-     "sst2-bert-champion"),
-    ("runs:/0123456789abcdef/model/sub", {"run_id": "0123456789abcdef", "path": "model/sub"},
-     "run-01234567-model-sub"),
-])
+@pytest.mark.parametrize(
+    ("uri", "fields", "name"),
+    [
+        ("models:/sst2-bert/3", {"name": "sst2-bert", "version": "3"}, "sst2-bert-3"),
+        (
+            "models:/sst2-bert@champion",
+            {"name": "sst2-bert", "alias": "champion"},
+            "sst2-bert-champion",
+        ),
+        (
+            "runs:/0123456789abcdef/model/sub",
+            {"run_id": "0123456789abcdef", "path": "model/sub"},
+            "run-01234567-model-sub",
+        ),
+    ],
+)
 def test_each_form_is_parsed_and_named(uri: str, fields: dict[str, str], name: str) -> None:
     parsed = parse(uri)
     assert {k: v for k, v in vars(parsed).items() if v is not None and k != "uri"} == fields
@@ -25,8 +33,9 @@ def test_each_form_is_parsed_and_named(uri: str, fields: dict[str, str], name: s
     assert is_registry_source(uri)
 
 
-@pytest.mark.parametrize("uri", ["models:/sst2-bert", "models:/a/b/c", "runs:/abc",
-                                 "models:/sst2-bert@"])
+@pytest.mark.parametrize(
+    "uri", ["models:/sst2-bert", "models:/a/b/c", "runs:/abc", "models:/sst2-bert@"]
+)
 def test_a_uri_naming_no_version_or_artifact_is_refused(uri: str) -> None:
     with pytest.raises(RegistryUriError, match="models:/NAME/VERSION, models:/NAME@ALIAS"):
         parse(uri)
@@ -45,8 +54,9 @@ def test_the_alias_of_a_cli_source_stays_in_the_uri() -> None:
 
 def test_a_registry_model_needs_the_mlflow_extra_first() -> None:
     task = Task("sentiment", ("negative", "positive"), "sentiment")
-    spec = ModelSpec("sentiment", "sst2-bert-3", task, "models:/sst2-bert/3", None,
-                     ("negative", "positive"))
+    spec = ModelSpec(
+        "sentiment", "sst2-bert-3", task, "models:/sst2-bert/3", None, ("negative", "positive")
+    )
     needs = model_needs([spec])
     assert needs[0].feature is MLFLOW
     assert needs[0].what == "model sentiment/sst2-bert-3 is an MLflow model URI"

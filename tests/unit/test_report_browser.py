@@ -17,28 +17,35 @@ import sys
 from pathlib import Path
 
 import pytest
-from nlp_gate.report import write_reports
 
 from fixtures.report_data import fabricated_results
+from nlp_gate.report import write_reports
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "allure-summary.png"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # A cell no random fill produces: Table 2, protected: race, sst2 (bert 12.3 bold vs albert 45.6).
-KNOWN = {("sentiment", "protected: race", "sst2", "bert"): 12.3,
-         ("sentiment", "protected: race", "sst2", "albert"): 45.6}
+KNOWN = {
+    ("sentiment", "protected: race", "sst2", "bert"): 12.3,
+    ("sentiment", "protected: race", "sst2", "albert"): 45.6,
+}
 
 pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="Chromium not installed (Debian: apt-get install "
-                       "chromium); CI installs it"),
-    pytest.mark.skipif(shutil.which("npx") is None, reason="Node.js not installed (Debian: "
-                       "apt-get install nodejs npm); CI installs it"),
-    pytest.mark.skipif(not (REPO / "node_modules" / ".bin" / "allure").exists(),
-                       reason="the pinned Allure CLI is not installed: run `npm ci` at the "
-                       "repo root"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium not installed (Debian: apt-get install chromium); CI installs it",
+    ),
+    pytest.mark.skipif(
+        shutil.which("npx") is None,
+        reason="Node.js not installed (Debian: apt-get install nodejs npm); CI installs it",
+    ),
+    pytest.mark.skipif(
+        not (REPO / "node_modules" / ".bin" / "allure").exists(),
+        reason="the pinned Allure CLI is not installed: run `npm ci` at the repo root",
+    ),
 ]
 
-FAILING_ITEM = '''
+FAILING_ITEM = """
 import allure, pytest
 
 def test_protected_race_sst2_albert():
@@ -49,14 +56,27 @@ def test_protected_race_sst2_albert():
                   attachment_type=allure.attachment_type.TEXT)
     pytest.fail("sentiment/protected: race/sst2/albert: fail rate 45.6% exceeds the gate 30.0%",
                 pytrace=False)
-'''
+"""
 
 
 def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--virtual-time-budget=10000", "--hide-scrollbars", f"--user-data-dir={profile}", *args],
-        capture_output=True, text=True, timeout=180, check=True)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--virtual-time-budget=10000",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +87,35 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     alluredir.mkdir()
     (reports / "test_item.py").write_text(FAILING_ITEM)
     # A real allure-pytest result for a failing gate item, written by a plain pytest run.
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    "--rootdir", str(reports), str(reports / "test_item.py"),
-                    "--alluredir", str(alluredir)], cwd=reports, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(reports),
+            str(reports / "test_item.py"),
+            "--alluredir",
+            str(alluredir),
+        ],
+        cwd=reports,
+        capture_output=True,
+        timeout=300,
+    )
     (reports / "results.json").write_text(json.dumps(fabricated_results(fixed=KNOWN)))
     write_reports(reports / "results.json", alluredir=alluredir)
     for _ in range(2):  # twice: the second run must find the first in the history
-        subprocess.run(["bash", str(REPO / "scripts" / "allure_html.sh"), str(reports)],
-                       cwd=REPO, check=True, capture_output=True, timeout=300,
-                       env={**os.environ, "NLP_GATE_PYTHON_BIN": sys.executable})
+        subprocess.run(
+            ["bash", str(REPO / "scripts" / "allure_html.sh"), str(reports)],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+            timeout=300,
+            env={**os.environ, "NLP_GATE_PYTHON_BIN": sys.executable},
+        )
     return reports
 
 
@@ -97,8 +137,11 @@ def test_history_is_kept_across_runs(report: Path) -> None:
 
 
 def test_summary_tables_render_in_chromium(report: Path, tmp_path: Path) -> None:
-    url = ((report / "allure-report" / "index.html").as_uri() + "#/"
-           + result_id(report, "Release gate summary"))
+    url = (
+        (report / "allure-report" / "index.html").as_uri()
+        + "#/"
+        + result_id(report, "Release gate summary")
+    )
     dom = chromium("--dump-dom", url, profile=tmp_path / "profile").stdout
     # Allure renders the description (our tables) into a sandboxed iframe's srcdoc.
     frames = [html.unescape(m) for m in re.findall(r'srcdoc="([^"]*)"', dom)]
@@ -110,14 +153,18 @@ def test_summary_tables_render_in_chromium(report: Path, tmp_path: Path) -> None
     assert description.count('<img class="plot"') == 4  # the plots, inline
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     SCREENSHOT.unlink(missing_ok=True)
-    chromium("--window-size=1400,2600", f"--screenshot={SCREENSHOT}", url,
-             profile=tmp_path / "profile")
+    chromium(
+        "--window-size=1400,2600", f"--screenshot={SCREENSHOT}", url, profile=tmp_path / "profile"
+    )
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_failing_item_shows_its_gate_message(report: Path, tmp_path: Path) -> None:
-    url = ((report / "allure-report" / "index.html").as_uri() + "#/"
-           + result_id(report, "test_protected_race_sst2_albert"))
+    url = (
+        (report / "allure-report" / "index.html").as_uri()
+        + "#/"
+        + result_id(report, "test_protected_race_sst2_albert")
+    )
     dom = chromium("--dump-dom", url, profile=tmp_path / "profile").stdout
     assert "fail rate 45.6% exceeds the gate 30.0%" in html.unescape(dom)
     assert "failing examples" in dom

@@ -15,12 +15,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from nlp_gate.report import write_reports
-from nlp_gate.report.allure import CATEGORIES, environment
-from nlp_gate.report.layout import SEED_ROWS
-from nlp_gate.report.render import to_csv, to_html, to_markdown
-from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
-from nlp_gate.report.verdict import verdict
 
 from fixtures.report_data import (
     ALL_FILTERED,
@@ -29,6 +23,12 @@ from fixtures.report_data import (
     parse_markdown,
 )
 from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
+from nlp_gate.report import write_reports
+from nlp_gate.report.allure import CATEGORIES, environment
+from nlp_gate.report.layout import SEED_ROWS
+from nlp_gate.report.render import to_csv, to_html, to_markdown
+from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
+from nlp_gate.report.verdict import verdict
 
 TEST_COLUMN = 1  # capability, test, [seed_label (CSV only)], then dataset x model
 
@@ -98,18 +98,26 @@ def test_only_tests_that_ran_are_rows() -> None:
     results = fabricated_results()
     results["records"] = [r for r in results["records"] if r["capability"] == "Fairness"]
     table = tables_by_name(results)["table2"]
-    assert row_tests(table) == ["protected: race", "protected: sexual", "protected: religion",
-                                 "protected: nationality"]
+    assert row_tests(table) == [
+        "protected: race",
+        "protected: sexual",
+        "protected: religion",
+        "protected: nationality",
+    ]
     assert not any("not in the seed" in note for note in table.notes)
 
 
 def test_every_seed_label_names_a_release_suite_test() -> None:
     index_dir = Path(__file__).resolve().parents[2] / ".cache" / "checklist-index"
-    indexes = {json.loads(p.read_text())[0]["suite"]: json.loads(p.read_text())
-               for p in index_dir.glob("*.json")}
+    indexes = {
+        json.loads(p.read_text())[0]["suite"]: json.loads(p.read_text())
+        for p in index_dir.glob("*.json")
+    }
     if not indexes:
-        pytest.skip("no CheckList suite index cached yet (.cache/checklist-index); "
-                    "run the gate once to decode the release suites")
+        pytest.skip(
+            "no CheckList suite index cached yet (.cache/checklist-index); "
+            "run the gate once to decode the release suites"
+        )
     for suite, index in indexes.items():
         capability = {t["name"]: t["capability"] for t in index}
         for cap, _, test in SEED_ROWS[suite]:
@@ -120,10 +128,19 @@ def test_every_seed_label_names_a_release_suite_test() -> None:
 def test_columns_are_dataset_by_model_in_profile_order() -> None:
     tables = tables_by_name(fabricated_results())
     assert [c.key for c in tables["table2"].columns if c.group] == [
-        "rotten_tomatoes/bert", "rotten_tomatoes/albert", "yelp_polarity/bert",
-        "yelp_polarity/albert", "sst2/bert", "sst2/albert"]
+        "rotten_tomatoes/bert",
+        "rotten_tomatoes/albert",
+        "yelp_polarity/bert",
+        "yelp_polarity/albert",
+        "sst2/bert",
+        "sst2/albert",
+    ]
     assert [c.key for c in tables["table3"].columns if c.group] == [
-        "qqp/bert", "qqp/albert", "mrpc/bert", "mrpc/albert"]
+        "qqp/bert",
+        "qqp/albert",
+        "mrpc/bert",
+        "mrpc/albert",
+    ]
 
 
 def row_cells(table: Table, test: str) -> list[tuple[str, bool]]:
@@ -146,8 +163,13 @@ def test_lower_of_each_pair_is_bold_ties_and_lone_values_are_not() -> None:
     }
     table = tables_by_name(fabricated_results(fixed=fixed))["table2"]
     assert row_cells(table, "protected: race") == [
-        ("31.5", True), ("60.2", False), ("55.8", False), ("20.7", True),
-        ("100.0", False), ("100.0", False)]
+        ("31.5", True),
+        ("60.2", False),
+        ("55.8", False),
+        ("20.7", True),
+        ("100.0", False),
+        ("100.0", False),
+    ]
     typos = row_cells(table, "typos")
     assert typos[:2] == [("3.8", False), ("3.8", False)]
     assert typos[4:] == [("7.4", False), (NOT_RUN, False)]
@@ -205,12 +227,15 @@ def test_attack_table_marks_the_more_robust_model_and_substitutes() -> None:
     table = tables_by_name(fabricated_results())["attacks"]
     column = {c.key: i for i, c in enumerate(table.columns)}
     textfooler = [r for r in table.rows if r[0].text == "textfooler"]
-    assert [(r[2].text, r[column["attack_success_rate"]].bold,
-             r[column["accuracy_under_attack"]].bold) for r in textfooler] == [
-        ("bert", True, True), ("albert", False, False)]
+    assert [
+        (r[2].text, r[column["attack_success_rate"]].bold, r[column["accuracy_under_attack"]].bold)
+        for r in textfooler
+    ] == [("bert", True, True), ("albert", False, False)]
     assert textfooler[0][column["substitutes"]].text == "embedding: minilm"
-    assert next(r for r in table.rows
-                if r[0].text == "deepwordbug")[column["substitutes"]].text == "no"
+    assert (
+        next(r for r in table.rows if r[0].text == "deepwordbug")[column["substitutes"]].text
+        == "no"
+    )
     skipped = next(r for r in table.rows if r[0].text == "bae")
     assert skipped[column["status"]].text == "skipped"
     assert skipped[column["attack_success_rate"]].text == NOT_RUN
@@ -240,8 +265,11 @@ def test_write_reports_files_and_allure_extras(tmp_path: Path) -> None:
         for suffix in (".md", ".csv", ".html"):
             assert (tmp_path / "tables" / f"{stem}{suffix}").is_file()
     assert sorted(p.name for p in reports.plots) == [
-        "qqp_capabilities.png", "qqp_tests.png",
-        "sentiment_capabilities.png", "sentiment_tests.png"]
+        "qqp_capabilities.png",
+        "qqp_tests.png",
+        "sentiment_capabilities.png",
+        "sentiment_tests.png",
+    ]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in reports.plots)
     env = (alluredir / "environment.properties").read_text()
     assert "profile=tiny" in env and "model.rte.bert=zoo\\:rte/bert@abc123" in env
@@ -271,7 +299,8 @@ def test_a_later_run_without_qqp_leaves_no_stale_table3(tmp_path: Path) -> None:
 
 
 def test_unchanged_figures_are_copied_from_the_plot_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nlp_gate.report import plots
 
     results = fabricated_results()
@@ -283,42 +312,53 @@ def test_unchanged_figures_are_copied_from_the_plot_cache(
 
     drawn: list[str] = []
     for kind, draw in list(plots.FIGURES.items()):
-        def counting(suite: str, *args: object, kind: str = kind, draw: plots.Figure = draw
-                     ) -> Path:
+
+        def counting(
+            suite: str, *args: object, kind: str = kind, draw: plots.Figure = draw
+        ) -> Path:
             drawn.append(f"{suite}_{kind}")
-            return draw(suite, *args)  # type: ignore[arg-type]
+            return draw(suite, *args)  # type: ignore[arg-type]  # hypothesis draw, untyped here
+
         monkeypatch.setitem(plots.FIGURES, kind, counting)
     again = write_reports(results_path, plot_cache=cache).plots
     assert drawn == []  # same records: nothing drawn, the same PNGs
     assert {p.name: p.read_bytes() for p in again} == first
 
-    changed = next(r for r in results["records"] if r["suite"] == "qqp"
-                   and r["fail_rate"] is not None)
+    changed = next(
+        r for r in results["records"] if r["suite"] == "qqp" and r["fail_rate"] is not None
+    )
     changed["fail_rate"] = 100 - changed["fail_rate"]
     results_path.write_text(json.dumps(results))
     write_reports(results_path, plot_cache=cache)
     assert sorted(drawn) == ["qqp_capabilities", "qqp_tests"]  # only the changed suite
 
 
-GATE_MESSAGE = ("sentiment/typos/sst2/bert: fail rate 61.0% exceeds the gate 50.0%\n"
-                "61 of 100 cases failed; first failing cases:\nit was not bad")
+GATE_MESSAGE = (
+    "sentiment/typos/sst2/bert: fail rate 61.0% exceeds the gate 50.0%\n"
+    "61 of 100 cases failed; first failing cases:\nit was not bad"
+)
 INFRA_MESSAGE = "model refused: zoo:sst2/albert: no checkpoint under .cache/zoo (not found)"
 
 
-@pytest.mark.parametrize("message, status, category", [
-    (GATE_MESSAGE, "failed", 0),
-    ("sentiment/typos/sst2/bert: no threshold configured for it", "failed", 0),
-    (INFRA_MESSAGE, "failed", 1),
-    ("RuntimeError: CUDA out of memory", "broken", 2),
-])
-def test_categories_separate_gate_failures_from_infrastructure(message: str, status: str,
-                                                               category: int) -> None:
+@pytest.mark.parametrize(
+    "message, status, category",
+    [
+        (GATE_MESSAGE, "failed", 0),
+        ("sentiment/typos/sst2/bert: no threshold configured for it", "failed", 0),
+        (INFRA_MESSAGE, "failed", 1),
+        ("RuntimeError: CUDA out of memory", "broken", 2),
+    ],
+)
+def test_categories_separate_gate_failures_from_infrastructure(
+    message: str, status: str, category: int
+) -> None:
     """First matching rule, with Java's whole-message semantics (re.fullmatch)."""
     rules = json.loads(CATEGORIES.read_text())
 
     def matches(rule: dict) -> bool:
-        return (status in rule["matchedStatuses"]
-                and ("messageRegex" not in rule or re.fullmatch(rule["messageRegex"], message)))
+        return status in rule["matchedStatuses"] and (
+            "messageRegex" not in rule or re.fullmatch(rule["messageRegex"], message)
+        )
 
     assert next(i for i, rule in enumerate(rules) if matches(rule)) == category
 
@@ -332,8 +372,11 @@ def test_environment_lists_models_seeds_and_versions() -> None:
 
 def test_a_native_suite_gets_its_own_table_without_seed_marks() -> None:
     results = fabricated_results()
-    native = [{**r, "suite": "native_sentiment", "test": f"native {r['test']}"}
-              for r in results["records"] if r["suite"] == "sentiment"][:6]
+    native = [
+        {**r, "suite": "native_sentiment", "test": f"native {r['test']}"}
+        for r in results["records"]
+        if r["suite"] == "sentiment"
+    ][:6]
     results["records"] = [*results["records"], *native]
     table = tables_by_name(results)["checklist_native_sentiment"]
     assert row_tests(table) == list(dict.fromkeys(r["test"] for r in native))

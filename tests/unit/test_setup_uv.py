@@ -22,17 +22,30 @@ def translate(tmp_path: Path, *listing: str) -> tuple[int, list[str], str, str]:
     listing_file = tmp_path / "listing.txt"
     listing_file.write_text("".join(f"{line}\n" for line in listing))
     python = tmp_path / "python"
-    python.write_text("#!/usr/bin/env bash\n"
-                      f'[ "$*" = "-m pip config list" ] && cat {listing_file}\n')
+    python.write_text(
+        f'#!/usr/bin/env bash\n[ "$*" = "-m pip config list" ] && cat {listing_file}\n'
+    )
     python.chmod(0o755)
-    script = (". scripts/uv_from_pip.sh; uv_args_from_pip \"$1\"; rc=$?; "
-              "echo \"rc=$rc\"; echo \"cert=${SSL_CERT_FILE:-}\"; printf '%s\\n' \"${UV_ARGS[@]}\"")
+    script = (
+        '. scripts/uv_from_pip.sh; uv_args_from_pip "$1"; rc=$?; '
+        'echo "rc=$rc"; echo "cert=${SSL_CERT_FILE:-}"; printf \'%s\\n\' "${UV_ARGS[@]}"'
+    )
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
-    done = subprocess.run(["bash", "-c", script, "bash", str(python)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["bash", "-c", script, "bash", str(python)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = done.stdout.splitlines()
-    return (int(lines[0].removeprefix("rc=")), lines[2:], lines[1].removeprefix("cert="),
-            done.stderr)
+    return (
+        int(lines[0].removeprefix("rc=")),
+        lines[2:],
+        lines[1].removeprefix("cert="),
+        done.stderr,
+    )
 
 
 def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
@@ -52,14 +65,16 @@ def test_where_packages_come_from_is_handed_on(tmp_path: Path) -> None:
     assert rc == 0
     pairs = list(zip(args[2::2], args[3::2], strict=True))
     assert args[:2] == ["--index-strategy", "unsafe-best-match"]  # pip's choice across indexes
-    assert sorted(pairs) == sorted([
-        ("--extra-index-url", "file:///opt/a/simple"),
-        ("--extra-index-url", "file:///opt/b/simple"),
-        ("--find-links", "/opt/wheels"),
-        ("--find-links", "/opt/more-wheels"),
-        ("--constraint", "/etc/pip/constraints.txt"),
-        ("--allow-insecure-host", "mirror.internal"),
-    ])
+    assert sorted(pairs) == sorted(
+        [
+            ("--extra-index-url", "file:///opt/a/simple"),
+            ("--extra-index-url", "file:///opt/b/simple"),
+            ("--find-links", "/opt/wheels"),
+            ("--find-links", "/opt/more-wheels"),
+            ("--constraint", "/etc/pip/constraints.txt"),
+            ("--allow-insecure-host", "mirror.internal"),
+        ]
+    )
     assert cert == "/etc/ssl/team.pem"
 
 
@@ -81,8 +96,10 @@ def test_the_setting_pip_would_use_wins(tmp_path: Path) -> None:
     assert "--find-links" not in args
 
 
-@pytest.mark.parametrize("line", ["global.proxy='http://proxy.internal:3128'",
-                                  ":env:.pre='1'", "install.only-binary=':all:'"])
+@pytest.mark.parametrize(
+    "line",
+    ["global.proxy='http://proxy.internal:3128'", ":env:.pre='1'", "install.only-binary=':all:'"],
+)
 def test_a_setting_uv_is_not_told_sends_the_install_to_pip(tmp_path: Path, line: str) -> None:
     rc, _, _, stderr = translate(tmp_path, line)
     key = line.split(".", 1)[1].split("=", 1)[0]

@@ -1,4 +1,5 @@
-"""nlp_gate.stats: interval, paired test and FDR properties, and exact values from the literature."""
+"""nlp_gate.stats: interval, paired test and FDR properties, and exact values from the
+literature."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import binom, binomtest, false_discovery_control
+
 from nlp_gate.stats import (
     PairedCounts,
     benjamini_hochberg,
@@ -15,7 +18,6 @@ from nlp_gate.stats import (
     paired_difference,
     wilson_interval,
 )
-from scipy.stats import binom, binomtest, false_discovery_control
 
 counts = st.builds(PairedCounts, *(st.integers(0, 400) for _ in range(4))).filter(lambda c: c.n > 0)
 rates = st.integers(1, 5000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n)))
@@ -23,6 +25,7 @@ p_values = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=60)
 
 
 # -- Wilson interval -----------------------------------------------------------------------
+
 
 @given(rates)
 def test_wilson_interval_contains_the_rate_and_stays_in_0_1(kn: tuple[int, int]) -> None:
@@ -40,14 +43,17 @@ def test_wilson_interval_is_symmetric_under_relabelling(kn: tuple[int, int]) -> 
     assert high == pytest.approx(1 - flipped_low, abs=1e-12)
 
 
-@pytest.mark.parametrize("k, n, low, high", [
-    # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Stat Med 17,
-    # Table II, method 3 (score interval without continuity correction).
-    (81, 263, 0.2553, 0.3662),
-    (15, 148, 0.0624, 0.1605),
-    (0, 20, 0.0000, 0.1611),
-    (1, 29, 0.0061, 0.1718),
-])
+@pytest.mark.parametrize(
+    "k, n, low, high",
+    [
+        # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Stat Med 17,
+        # Table II, method 3 (score interval without continuity correction).
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0000, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
 def test_wilson_interval_matches_published_values(k: int, n: int, low: float, high: float) -> None:
     assert wilson_interval(k, n) == pytest.approx((low, high), abs=5e-5)
 
@@ -57,10 +63,13 @@ def test_wilson_interval_narrows_with_more_cases() -> None:
     assert large[1] - large[0] < small[1] - small[0]
 
 
-@given(st.integers(1, 10**7).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
-       st.sampled_from([0.8, 0.9, 0.95, 0.99, 0.999]))
-def test_wilson_interval_is_binomtests_to_the_last_bit(kn: tuple[int, int],
-                                                       confidence: float) -> None:
+@given(
+    st.integers(1, 10**7).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99, 0.999]),
+)
+def test_wilson_interval_is_binomtests_to_the_last_bit(
+    kn: tuple[int, int], confidence: float
+) -> None:
     k, n = kn
     ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
     rate = k / n
@@ -72,10 +81,13 @@ def test_a_wilson_interval_leaves_scipy_stats_unimported() -> None:
     # Every CheckList item computes one, also in a run answered from the prediction cache,
     # which loads no model: scipy.stats was ~48 MiB and ~0.7 s of each such process
     # (docs/measurements/performance.md, 0.3.12).
-    code = ("import sys; from nlp_gate.stats import wilson_interval; "
-            "print(wilson_interval(3, 10)); print('scipy.stats' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split("\n")
+    code = (
+        "import sys; from nlp_gate.stats import wilson_interval; "
+        "print(wilson_interval(3, 10)); print('scipy.stats' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     assert out[1] == "False", out
 
 
@@ -86,6 +98,7 @@ def test_wilson_interval_rejects_impossible_counts(k: int, n: int) -> None:
 
 
 # -- paired counts and McNemar -------------------------------------------------------------
+
 
 def test_paired_counts_from_per_case_flags() -> None:
     candidate = [True, False, False, True, False]
@@ -117,6 +130,7 @@ def test_mcnemar_ignores_concordant_cases() -> None:
 
 
 # -- paired difference ---------------------------------------------------------------------
+
 
 @given(counts)
 def test_difference_interval_contains_the_difference(c: PairedCounts) -> None:
@@ -160,6 +174,7 @@ def test_identical_models_have_a_zero_difference_and_p_one() -> None:
 
 # -- Benjamini-Hochberg --------------------------------------------------------------------
 
+
 def _step_up(p: list[float]) -> list[float]:
     """Benjamini & Hochberg (1995) step-up, written out: min over j >= i of p_(j) * m / j."""
     m = len(p)
@@ -195,8 +210,23 @@ def test_bh_matches_scipy_and_the_written_out_step_up(p: list[float]) -> None:
 def test_bh_reproduces_the_1995_paper_example() -> None:
     # Benjamini & Hochberg (1995), section 3.2: 15 p-values; at q = 0.05 the procedure
     # rejects the four smallest (Bonferroni only the three smallest).
-    p = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.3240,
-         0.4262, 0.5719, 0.6528, 0.7590, 1.000]
+    p = [
+        0.0001,
+        0.0004,
+        0.0019,
+        0.0095,
+        0.0201,
+        0.0278,
+        0.0298,
+        0.0344,
+        0.0459,
+        0.3240,
+        0.4262,
+        0.5719,
+        0.6528,
+        0.7590,
+        1.000,
+    ]
     adjusted = benjamini_hochberg(p)
     assert [a <= 0.05 for a in adjusted] == [True] * 4 + [False] * 11
     assert adjusted[3] == pytest.approx(0.0095 * 15 / 4)

@@ -17,12 +17,26 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from nlp_gate.suites import unpickler
 
 # Audit events that would mean the pickle made something happen.
-FORBIDDEN = ("import", "exec", "compile", "open", "os.system", "os.exec", "os.posix_spawn",
-             "os.remove", "os.rename", "shutil.rmtree", "subprocess.Popen", "socket.connect",
-             "builtins.input", "ctypes.dlopen")
+FORBIDDEN = (
+    "import",
+    "exec",
+    "compile",
+    "open",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.remove",
+    "os.rename",
+    "shutil.rmtree",
+    "subprocess.Popen",
+    "socket.connect",
+    "builtins.input",
+    "ctypes.dlopen",
+)
 _events: list[tuple[str, tuple[Any, ...]]] = []
 _recording = False
 
@@ -60,11 +74,22 @@ def _load(data: bytes) -> Any:
 
 
 # What a hostile pickle would call, by module and attribute (one module nobody imports).
-NAMES = [("os", "system"), ("posix", "system"), ("subprocess", "check_output"),
-         ("builtins", "eval"), ("builtins", "exec"), ("builtins", "__import__"),
-         ("builtins", "getattr"), ("importlib", "import_module"), ("shutil", "rmtree"),
-         ("socket", "create_connection"), ("nlp_gate_fuzz_never_imported", "boom"),
-         ("dill._dill", "_create_code"), ("numpy", "load"), ("checklist.test_suite", "os")]
+NAMES = [
+    ("os", "system"),
+    ("posix", "system"),
+    ("subprocess", "check_output"),
+    ("builtins", "eval"),
+    ("builtins", "exec"),
+    ("builtins", "__import__"),
+    ("builtins", "getattr"),
+    ("importlib", "import_module"),
+    ("shutil", "rmtree"),
+    ("socket", "create_connection"),
+    ("nlp_gate_fuzz_never_imported", "boom"),
+    ("dill._dill", "_create_code"),
+    ("numpy", "load"),
+    ("checklist.test_suite", "os"),
+]
 
 
 def _text(value: str) -> bytes:
@@ -78,34 +103,63 @@ def _payload(kind: str, module: str, name: str, args: list[str]) -> bytes:
     packed = b"".join(_text(a) for a in args)
     glob = pickle.GLOBAL + f"{module}\n{name}\n".encode()
     if kind == "stack_global":
-        return _text(module) + _text(name) + pickle.STACK_GLOBAL + pickle.MARK + packed \
-            + pickle.TUPLE + pickle.REDUCE
+        return (
+            _text(module)
+            + _text(name)
+            + pickle.STACK_GLOBAL
+            + pickle.MARK
+            + packed
+            + pickle.TUPLE
+            + pickle.REDUCE
+        )
     if kind == "inst":
         return pickle.MARK + packed + pickle.INST + f"{module}\n{name}\n".encode()
     if kind == "obj":
         return pickle.MARK + glob + packed + pickle.OBJ
     if kind == "newobj_build":
-        return glob + pickle.EMPTY_TUPLE + pickle.NEWOBJ + pickle.EMPTY_DICT + _text("k") \
-            + _text(args[0] if args else "") + pickle.SETITEM + pickle.BUILD
+        return (
+            glob
+            + pickle.EMPTY_TUPLE
+            + pickle.NEWOBJ
+            + pickle.EMPTY_DICT
+            + _text("k")
+            + _text(args[0] if args else "")
+            + pickle.SETITEM
+            + pickle.BUILD
+        )
     return glob + pickle.MARK + packed + pickle.TUPLE + pickle.REDUCE
 
 
-WRAPPERS = {"bare": (b"", b""), "in a list": (pickle.EMPTY_LIST, pickle.APPEND),
-            "in a dict": (pickle.EMPTY_DICT + _text("key"), pickle.SETITEM)}
+WRAPPERS = {
+    "bare": (b"", b""),
+    "in a list": (pickle.EMPTY_LIST, pickle.APPEND),
+    "in a dict": (pickle.EMPTY_DICT + _text("key"), pickle.SETITEM),
+}
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(target=st.sampled_from(NAMES), args=st.lists(st.text(max_size=10), max_size=3),
-       kind=st.sampled_from(["global", "stack_global", "inst", "obj", "newobj_build"]),
-       wrapper=st.sampled_from(sorted(WRAPPERS)), protocol=st.integers(2, 5))
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    target=st.sampled_from(NAMES),
+    args=st.lists(st.text(max_size=10), max_size=3),
+    kind=st.sampled_from(["global", "stack_global", "inst", "obj", "newobj_build"]),
+    wrapper=st.sampled_from(sorted(WRAPPERS)),
+    protocol=st.integers(2, 5),
+)
 def test_hostile_payloads_are_refused_and_never_run(
-        target: tuple[str, str], args: list[str], kind: str, wrapper: str,
-        protocol: int) -> None:
+    target: tuple[str, str], args: list[str], kind: str, wrapper: str, protocol: int
+) -> None:
     module, name = target
     before, after = WRAPPERS[wrapper]
-    blob = (pickle.PROTO + bytes([protocol]) + before + _payload(kind, module, name, args)
-            + after + pickle.STOP)
+    blob = (
+        pickle.PROTO
+        + bytes([protocol])
+        + before
+        + _payload(kind, module, name, args)
+        + after
+        + pickle.STOP
+    )
     result = _load(blob)
     assert isinstance(result, Exception), result
     assert "nlp_gate_fuzz_never_imported" not in sys.modules
@@ -137,16 +191,20 @@ def opcode_streams(draw: st.DrawFn) -> bytes:
             out += draw(st.binary(min_size=arg.n, max_size=arg.n))
         else:  # length-prefixed: a short string after its length
             body = draw(st.binary(max_size=6))
-            width = {pickletools.TAKEN_FROM_ARGUMENT1: 1, pickletools.TAKEN_FROM_ARGUMENT4: 4,
-                     pickletools.TAKEN_FROM_ARGUMENT4U: 4,
-                     pickletools.TAKEN_FROM_ARGUMENT8U: 8}.get(arg.n, 1)
+            width = {
+                pickletools.TAKEN_FROM_ARGUMENT1: 1,
+                pickletools.TAKEN_FROM_ARGUMENT4: 4,
+                pickletools.TAKEN_FROM_ARGUMENT4U: 4,
+                pickletools.TAKEN_FROM_ARGUMENT8U: 8,
+            }.get(arg.n, 1)
             out += len(body).to_bytes(width, "little") + body
     out += b"."
     return bytes(out)
 
 
-@settings(max_examples=500, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=500, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(opcode_streams())
 def test_random_opcode_streams_never_make_anything_happen(blob: bytes) -> None:
     result = _load(blob)
@@ -156,27 +214,45 @@ def test_random_opcode_streams_never_make_anything_happen(blob: bytes) -> None:
 
 
 def _whitelisted(obj: Any, depth: int = 0) -> bool:
-    allowed = (type(None), bool, int, float, complex, str, bytes, bytearray, list, tuple, dict,
-               set, frozenset, OrderedDict, np.ndarray, np.generic, np.dtype,
-               *unpickler.RECORD_TYPES)
+    allowed = (
+        type(None),
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        bytes,
+        bytearray,
+        list,
+        tuple,
+        dict,
+        set,
+        frozenset,
+        OrderedDict,
+        np.ndarray,
+        np.generic,
+        np.dtype,
+        *unpickler.RECORD_TYPES,
+    )
     if depth > 50 or not isinstance(obj, allowed):
         return depth > 50 or type(obj).__module__.startswith(("checklist", "collections"))
     if isinstance(obj, dict):
-        return all(_whitelisted(k, depth + 1) and _whitelisted(v, depth + 1)
-                   for k, v in obj.items())
+        return all(
+            _whitelisted(k, depth + 1) and _whitelisted(v, depth + 1) for k, v in obj.items()
+        )
     if isinstance(obj, (list, tuple, set, frozenset)):
         return all(_whitelisted(v, depth + 1) for v in obj)
     return True
 
 
-VALID = pickle.dumps([OrderedDict(a=[1, 2, 3], b=("x", 1.5)), {"k": [None, True]}],
-                     protocol=2)
+VALID = pickle.dumps([OrderedDict(a=[1, 2, 3], b=("x", 1.5)), {"k": [None, True]}], protocol=2)
 
 
 @settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.integers(0, len(VALID) - 1), st.integers(0, 255)), max_size=6))
 def test_flipped_bytes_of_a_valid_pickle_never_make_anything_happen(
-        flips: list[tuple[int, int]]) -> None:
+    flips: list[tuple[int, int]],
+) -> None:
     blob = bytearray(VALID)
     for at, value in flips:
         blob[at] = value

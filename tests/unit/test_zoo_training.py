@@ -8,10 +8,11 @@ from __future__ import annotations
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transformers import BertConfig, BertForMaskedLM
+
 from nlp_gate.kinds.attacks.standins.masked_lm import _batches, _masked_loss
 from nlp_gate.zoo.pretrain import match_labels
 from nlp_gate.zoo.train import collate, epoch_batches
-from transformers import BertConfig, BertForMaskedLM
 
 PAD, CLS, SEP = 0, 1, 2
 SPECIAL = {PAD, CLS, SEP}
@@ -20,8 +21,11 @@ SPECIAL = {PAD, CLS, SEP}
 # also be special ones inside a segment (a tokenizer's [UNK] is one).
 segment = st.lists(st.integers(0, 12), min_size=1, max_size=12)
 pair_row = st.tuples(segment, st.lists(st.integers(0, 12), max_size=12)).map(
-    lambda ab: {"input_ids": [CLS, *ab[0], SEP, *ab[1], *([SEP] if ab[1] else [])],
-                "token_type_ids": [0] * (len(ab[0]) + 2) + [1] * (len(ab[1]) + bool(ab[1]))})
+    lambda ab: {
+        "input_ids": [CLS, *ab[0], SEP, *ab[1], *([SEP] if ab[1] else [])],
+        "token_type_ids": [0] * (len(ab[0]) + 2) + [1] * (len(ab[1]) + bool(ab[1])),
+    }
+)
 
 
 def reference_labels(row: dict[str, list[int]]) -> list[int]:
@@ -34,7 +38,8 @@ def reference_labels(row: dict[str, list[int]]) -> list[int]:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(pair_row, min_size=1, max_size=8))
 def test_collate_pads_and_match_labels_follow_their_definitions(
-        rows: list[dict[str, list[int]]]) -> None:
+    rows: list[dict[str, list[int]]],
+) -> None:
     batch = collate(rows, PAD)
     width = max(len(r["input_ids"]) for r in rows)
     labels = match_labels(batch, SPECIAL)
@@ -49,10 +54,18 @@ def test_collate_pads_and_match_labels_follow_their_definitions(
 
 def test_the_masked_lm_loss_on_chosen_tokens_is_bert_for_masked_lms_loss() -> None:
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1,
-                                       num_attention_heads=2, intermediate_size=32,
-                                       max_position_embeddings=16, hidden_dropout_prob=0.0,
-                                       attention_probs_dropout_prob=0.0)).eval()
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=50,
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=16,
+            hidden_dropout_prob=0.0,
+            attention_probs_dropout_prob=0.0,
+        )
+    ).eval()
     input_ids = torch.randint(3, 50, (6, 12))
     labels = torch.full_like(input_ids, -100)
     chosen = torch.rand(6, 12) < 0.3
@@ -90,8 +103,10 @@ def test_the_masked_lms_batches_are_whole_length_grouped_epochs_in_a_seeded_orde
     def padded(batches: list[list[int]]) -> int:  # tokens a step computes, padding included
         return sum(size * max(lengths[i] for i in b) for b in batches)
 
-    at_random = [torch.randint(len(rows), (size,), generator=torch.Generator().manual_seed(s))
-                 .tolist() for s in range(per_epoch)]
+    at_random = [
+        torch.randint(len(rows), (size,), generator=torch.Generator().manual_seed(s)).tolist()
+        for s in range(per_epoch)
+    ]
     assert padded(drawn[:per_epoch]) < 0.6 * padded(at_random)
 
 
@@ -104,8 +119,9 @@ def test_the_zoos_random_batches_are_its_recipes_permutation_and_grouped_ones_pa
     ours, theirs = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
     for _ in range(2):  # two epochs: the generator's state carries over
         order = torch.randperm(len(lengths), generator=theirs).tolist()
-        assert epoch_batches(lengths, size, ours) == [order[i:i + size]
-                                                      for i in range(0, len(order), size)]
+        assert epoch_batches(lengths, size, ours) == [
+            order[i : i + size] for i in range(0, len(order), size)
+        ]
 
     def padded(batches: list[list[int]]) -> int:
         return sum(len(b) * max(lengths[i] for i in b) for b in batches)
@@ -118,6 +134,7 @@ def test_the_zoos_random_batches_are_its_recipes_permutation_and_grouped_ones_pa
         at_random = epoch_batches(lengths, size, torch.Generator().manual_seed(3))
         assert padded(grouped) < 0.8 * padded(at_random)
         assert grouped == epoch_batches(lengths, size, torch.Generator().manual_seed(3), grouping)
-        dropped = epoch_batches(lengths, size, torch.Generator().manual_seed(3), grouping,
-                                drop_last=True)
+        dropped = epoch_batches(
+            lengths, size, torch.Generator().manual_seed(3), grouping, drop_last=True
+        )
         assert all(len(b) == size for b in dropped) and len(dropped) == len(lengths) // size

@@ -31,8 +31,7 @@ def read_yaml(path: Path, what: str, error: type[ConfigurationError]) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise error(f"{where}: not valid YAML ({problem}); fix the {what} at that line"
-                    ) from None
+        raise error(f"{where}: not valid YAML ({problem}); fix the {what} at that line") from None
 
 
 def at_least(minimum: int, meaning: str = "") -> Callable[[str], int]:
@@ -44,11 +43,13 @@ def at_least(minimum: int, meaning: str = "") -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{meaning}, "
-                                             f"got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"must be an integer >= {minimum}{meaning}, got {text!r}"
+            ) from None
         if value < minimum:
             raise argparse.ArgumentTypeError(
-                f"must be an integer >= {minimum}{meaning}, got {value}")
+                f"must be an integer >= {minimum}{meaning}, got {value}"
+            )
         return value
 
     parse.__name__ = f"integer >= {minimum}"  # argparse's name for the type in its errors

@@ -25,8 +25,7 @@ def is_endpoint_source(source: str) -> bool:
 def endpoint_name(url: str) -> str:
     """A report column name for ``url``: host, port and path, without '/', ':' or '@'."""
     parts = urlsplit(url)
-    return re.sub(r"[^\w.]+", "-", f"{parts.hostname}-{parts.port or ''}{parts.path}") \
-        .strip("-")
+    return re.sub(r"[^\w.]+", "-", f"{parts.hostname}-{parts.port or ''}{parts.path}").strip("-")
 
 
 def split_version(given: str) -> tuple[str, str | None]:
@@ -45,18 +44,23 @@ def public_url(url: str) -> str:
     they may select the model)."""
     parts = urlsplit(url)
     port = f":{parts.port}" if parts.port else ""
-    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if not SECRET_PARAM.search(k)]
-    return urlunsplit((parts.scheme, f"{parts.hostname}{port}", parts.path, urlencode(kept),
-                       ""))
+    kept = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not SECRET_PARAM.search(k)
+    ]
+    return urlunsplit((parts.scheme, f"{parts.hostname}{port}", parts.path, urlencode(kept), ""))
 
 
 def remember(url: str) -> str:
     """The public URL of a model source ``url``, its secret query parameters kept in this
     process only, for ``request_url``: a spec carries the public URL, so that nothing that
     names the model (results.json, reports, messages, the cache) ever holds them."""
-    secrets = [(k, v) for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-               if SECRET_PARAM.search(k)]
+    secrets = [
+        (k, v)
+        for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+        if SECRET_PARAM.search(k)
+    ]
     public = public_url(url)
     if secrets:
         _SECRETS[public] = secrets

@@ -7,17 +7,22 @@ This is the first stage of the data flow: config -> model fixture -> predictor -
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
-
+from urllib.parse import urlsplit
 
 from nlp_gate.config import ConfigurationError, read_yaml
+from nlp_gate.config.endpoint_url import (
+    TOKEN_ENV,
+    endpoint_name,
+    is_endpoint_source,
+    public_url,
+    remember,
+    split_version,
+)
 from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
-from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source, split_version
-from nlp_gate.config.endpoint_url import public_url, remember
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
@@ -68,8 +73,7 @@ class ModelSpec:
     @property
     def function(self) -> str | None:
         """``module:function`` of a prediction-function model, else None."""
-        return self.source.removeprefix("predict:") if self.source.startswith("predict:") \
-            else None
+        return self.source.removeprefix("predict:") if self.source.startswith("predict:") else None
 
     def class_index(self) -> list[int]:
         """For each task class (in task order), the model's output index that predicts it."""
@@ -124,7 +128,8 @@ def load_profile(name: str = DEFAULT_PROFILE, models_file: Path | None = None) -
         task_name = entry.get("task")
         if task_name not in tasks:
             raise ProfileError(
-                f"{path}: dataset {dataset!r} has task {task_name!r}; valid tasks: {', '.join(tasks)}"
+                f"{path}: dataset {dataset!r} has task {task_name!r}; "
+                f"valid tasks: {', '.join(tasks)}"
             )
         for model_name, m in entry.get("models", {}).items():
             models.append(_model(dataset, model_name, tasks[task_name], m, path))
@@ -146,12 +151,16 @@ FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # module:function
 def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path) -> ModelSpec:
     where = f"{path}: {dataset}/{name}"
     if sum(k in raw for k in ("id", "zoo", "predict")) != 1:
-        raise ProfileError(f"{where}: give exactly one of 'id' (hub id or directory), 'zoo' "
-                           "or 'predict' (module:function returning class probabilities)")
+        raise ProfileError(
+            f"{where}: give exactly one of 'id' (hub id or directory), 'zoo' "
+            "or 'predict' (module:function returning class probabilities)"
+        )
     if "predict" in raw:
         if not FUNCTION.fullmatch(str(raw["predict"])):
-            raise ProfileError(f"{where}: predict {raw['predict']!r} must be "
-                               "'module:function', e.g. mypkg.models:predict_proba")
+            raise ProfileError(
+                f"{where}: predict {raw['predict']!r} must be "
+                "'module:function', e.g. mypkg.models:predict_proba"
+            )
         # No 'fingerprint': the function's answers are memoised for the run only (nothing
         # else can tell that the function changed since an earlier run).
         if "fingerprint" in raw and not str(raw["fingerprint"] or "").strip():
@@ -159,12 +168,18 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
                 f"{where}: 'fingerprint' is empty; give a version string of the model behind "
                 "the function (the prediction cache reuses its answers across runs under it, "
                 "so change it whenever the predictions may change), or leave the key out to "
-                "memoise them for one run only")
-    if "id" in raw and is_endpoint_source(str(raw["id"])) and (
-            urlsplit(str(raw["id"])).username or urlsplit(str(raw["id"])).password):
+                "memoise them for one run only"
+            )
+    if (
+        "id" in raw
+        and is_endpoint_source(str(raw["id"]))
+        and (urlsplit(str(raw["id"])).username or urlsplit(str(raw["id"])).password)
+    ):
         # Not echoed: the URL would carry its password into the message and results.json.
-        raise ProfileError(f"{path}: {dataset}/{name}: an endpoint URL with credentials in it "
-                           f"is refused; give a bearer token in ${TOKEN_ENV}")
+        raise ProfileError(
+            f"{path}: {dataset}/{name}: an endpoint URL with credentials in it "
+            f"is refused; give a bearer token in ${TOKEN_ENV}"
+        )
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -177,12 +192,19 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{where}: labels {labels} must name each class of task {task.name!r} exactly once: "
             f"{list(task.classes)}"
         )
-    source = (f"zoo:{raw['zoo']}" if "zoo" in raw else f"predict:{raw['predict']}"
-              if "predict" in raw else remember(str(raw["id"])) if is_endpoint_source(
-                  str(raw["id"])) else str(raw["id"]))  # an endpoint's secrets kept apart
+    source = (
+        f"zoo:{raw['zoo']}"
+        if "zoo" in raw
+        else f"predict:{raw['predict']}"
+        if "predict" in raw
+        else remember(str(raw["id"]))
+        if is_endpoint_source(str(raw["id"]))
+        else str(raw["id"])
+    )  # an endpoint's secrets kept apart
     revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
-    return ModelSpec(dataset, name, task, source, None if revision is None else str(revision),
-                     canonical)
+    return ModelSpec(
+        dataset, name, task, source, None if revision is None else str(revision), canonical
+    )
 
 
 # -- the one-line start: --nlp-model TASK=SOURCE ---------------------------------------------
@@ -190,8 +212,11 @@ CLI_PROFILE = "cli"
 CLI_MODEL = re.compile(r"(?P<task>\w+)(\[(?P<labels>[^\]]*)\])?=(?P<source>.+)")
 
 
-def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | None],
-                models_file: Path | None = None) -> Profile:
+def cli_profile(
+    entries: Sequence[str],
+    read_labels: Callable[[str], list[str] | None],
+    models_file: Path | None = None,
+) -> Profile:
     """A profile of the models named by ``--nlp-model TASK[LABELS]=SOURCE`` options, with the
     tasks of ``models_file`` (default: the packaged one).
 
@@ -209,27 +234,51 @@ def cli_profile(entries: list[str], read_labels: Callable[[str], list[str] | Non
     for entry in entries:
         match = CLI_MODEL.fullmatch(entry.strip())
         if not match:
-            raise ProfileError(f"--nlp-model {_shown(entry)!r}: expected TASK=SOURCE or "
-                               "TASK[label,label]=SOURCE (SOURCE: hub id, directory or "
-                               "module:function)")
+            raise ProfileError(
+                f"--nlp-model {_shown(entry)!r}: expected TASK=SOURCE or "
+                "TASK[label,label]=SOURCE (SOURCE: hub id, directory or "
+                "module:function)"
+            )
         task = tasks.get(match["task"])
         if task is None:
-            raise ProfileError(f"--nlp-model {_shown(entry)!r}: unknown task "
-                               f"{match['task']!r}; valid tasks: {', '.join(tasks)} ({path})")
+            raise ProfileError(
+                f"--nlp-model {_shown(entry)!r}: unknown task "
+                f"{match['task']!r}; valid tasks: {', '.join(tasks)} ({path})"
+            )
         source, revision = _cli_source(match["source"])
-        function = (FUNCTION.fullmatch(source) and not Path(source).exists()
-                    and not is_registry_source(source))
-        name = (source.rpartition(":")[2] if function else registry_name(source)
-                if is_registry_source(source) else endpoint_name(source)
-                if is_endpoint_source(source) else Path(source.rstrip("/")).name or source)
+        function = (
+            FUNCTION.fullmatch(source)
+            and not Path(source).exists()
+            and not is_registry_source(source)
+        )
+        name = (
+            source.rpartition(":")[2]
+            if function
+            else registry_name(source)
+            if is_registry_source(source)
+            else endpoint_name(source)
+            if is_endpoint_source(source)
+            else Path(source.rstrip("/")).name or source
+        )
         taken, base, n = {m.name for m in models if m.dataset == task.name}, name, 1
         while name in taken:  # two checkpoints both called "bert": bert, bert-2
             n += 1
             name = f"{base}-{n}"
-        labels = _cli_labels(entry, task, match["labels"], None if function  # task order
-                             or is_endpoint_source(source) else source, read_labels)
-        spec = {"labels": labels, **({"predict": source} if function else {"id": source}),
-                **({"fingerprint" if function else "revision": revision} if revision else {})}
+        labels = _cli_labels(
+            entry,
+            task,
+            match["labels"],
+            None
+            if function  # task order
+            or is_endpoint_source(source)
+            else source,
+            read_labels,
+        )
+        spec = {
+            "labels": labels,
+            **({"predict": source} if function else {"id": source}),
+            **({"fingerprint" if function else "revision": revision} if revision else {}),
+        }
         models.append(_model(task.name, name, task, spec, path))
     return Profile(CLI_PROFILE, "models named by --nlp-model", path, tuple(models))
 
@@ -259,8 +308,13 @@ def registry_name(source: str) -> str:
         raise ProfileError(f"--nlp-model: model source {exc}") from None
 
 
-def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | None,
-                read_labels: Callable[[str], list[str] | None]) -> list[str]:
+def _cli_labels(
+    entry: str,
+    task: Task,
+    given: str | None,
+    checkpoint: str | None,
+    read_labels: Callable[[str], list[str] | None],
+) -> list[str]:
     if given is not None:
         return [label.strip() for label in given.split(",")]
     if checkpoint is None:  # a function returns the task's classes in their order
@@ -274,7 +328,8 @@ def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | Non
             f"--nlp-model {entry!r}: cannot read the checkpoint's config (not a directory "
             "with a config.json, and not in the Hugging Face cache or reachable on the hub) "
             f"to learn its label names; check the source, or give the labels in output order: "
-            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
+            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'"
+        )
     canonical = task.class_names(names) or task.class_names([n.lower() for n in names])
     if canonical is None:
         shown = ", ".join(names) or "none"
@@ -282,5 +337,6 @@ def _cli_labels(entry: str, task: Task, given: str | None, checkpoint: str | Non
             f"--nlp-model {entry!r}: the checkpoint's label names ({shown}) do not name the "
             f"classes of task {task.name!r} ({', '.join(task.classes)}), so which output is which "
             f"class is unknown; give them in output order: "
-            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'")
+            f"--nlp-model '{task.name}[{','.join(task.classes)}]={checkpoint}'"
+        )
     return list(canonical)

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-
 from nlp_gate.config import ConfigurationError, read_yaml
 
 CALIBRATED_ON = "calibrated_on"
@@ -55,8 +54,9 @@ class Thresholds:
 
 def load_thresholds(path: Path, profile: str, sections: Iterable[str]) -> Thresholds:
     """Read ``path``'s gates for ``profile``; ``sections``: the item kinds' section names."""
-    return _profile_gates(path, read_yaml(path, "thresholds file", ThresholdsError) or {},
-                          profile, sections)
+    return _profile_gates(
+        path, read_yaml(path, "thresholds file", ThresholdsError) or {}, profile, sections
+    )
 
 
 def _profile_gates(path: Path, raw: Any, profile: str, sections: Iterable[str]) -> Thresholds:
@@ -73,16 +73,25 @@ def _profile_gates(path: Path, raw: Any, profile: str, sections: Iterable[str]) 
     valid = [*sections, CALIBRATED_ON]
     unknown = set(body) - set(valid)
     if unknown:
-        raise ThresholdsError(f"{path}: unknown section(s) {sorted(unknown)} in profile "
-                              f"{profile!r}; valid: {', '.join(valid)}")
+        raise ThresholdsError(
+            f"{path}: unknown section(s) {sorted(unknown)} in profile "
+            f"{profile!r}; valid: {', '.join(valid)}"
+        )
     thresholds = Thresholds(path, profile, body)
-    raise_problems(thresholds.where, [
-        # Not checked against the profile's models: a models file may use a subset of the zoo.
-        f"calibrated_on {name!r}: expected the leading hex digits (8 or more) of zoo.json's "
-        f"weights_sha256, got {digest!r}"
-        for name, digest in thresholds.calibrated_on.items()
-        if not (isinstance(digest, str) and len(digest) >= 8
-                and all(c in "0123456789abcdef" for c in digest))])
+    raise_problems(
+        thresholds.where,
+        [
+            # Not checked against the profile's models: a models file may use a subset of the zoo.
+            f"calibrated_on {name!r}: expected the leading hex digits (8 or more) of zoo.json's "
+            f"weights_sha256, got {digest!r}"
+            for name, digest in thresholds.calibrated_on.items()
+            if not (
+                isinstance(digest, str)
+                and len(digest) >= 8
+                and all(c in "0123456789abcdef" for c in digest)
+            )
+        ],
+    )
     return thresholds
 
 
@@ -98,14 +107,20 @@ def is_number(value: Any) -> bool:
 
 def percent_problems(what: str, values: Iterable[Any], unit: str = "a percentage") -> list[str]:
     """One message per value that is not in [0, 100] (``None``: not given, fine)."""
-    return [f"{what} must be {unit} in [0, 100], got {v!r}"
-            for v in values if v is not None and not is_percent(v)]
+    return [
+        f"{what} must be {unit} in [0, 100], got {v!r}"
+        for v in values
+        if v is not None and not is_percent(v)
+    ]
 
 
 def unknown_names(what: str, given: Iterable[Any], valid: Iterable[str]) -> list[str]:
     valid = set(valid)
-    return [f"unknown {what} {name!r}; valid: {', '.join(sorted(valid))}"
-            for name in given if name not in valid]
+    return [
+        f"unknown {what} {name!r}; valid: {', '.join(sorted(valid))}"
+        for name in given
+        if name not in valid
+    ]
 
 
 def raise_problems(where: str, problems: list[str]) -> None:
@@ -117,18 +132,33 @@ def raise_problems(where: str, problems: list[str]) -> None:
 # Gates of a --nlp-model run whose thresholds file has no `cli` profile: the packaged paper
 # profile's release criteria for real checkpoints, without its dataset names.
 CLI_GATES: dict[str, Any] = {
-    "checklist": {"default": 30, "capabilities": {
-        "Vocabulary": 30, "Taxonomy": 40, "Robustness": 15, "NER": 15, "Fairness": 10,
-        "Temporal": 30, "Negation": 50, "Coref": 50, "SRL": 50, "Logic": 50}},
+    "checklist": {
+        "default": 30,
+        "capabilities": {
+            "Vocabulary": 30,
+            "Taxonomy": 40,
+            "Robustness": 15,
+            "NER": 15,
+            "Fairness": 10,
+            "Temporal": 30,
+            "Negation": 50,
+            "Coref": 50,
+            "SRL": 50,
+            "Logic": 50,
+        },
+    },
     "accuracy": {"min_accuracy": 85},
-    "comparison": {"alpha": 0.05, "tolerance": {"default": 2,
-                                                "capabilities": {"Fairness": 0, "Robustness": 1}}},
+    "comparison": {
+        "alpha": 0.05,
+        "tolerance": {"default": 2, "capabilities": {"Fairness": 0, "Robustness": 1}},
+    },
     "attacks": {"default": {"max_attack_success_rate": 90}},
 }
 
 
-def cli_thresholds(path: Path, profile: str, pairs: list[tuple[str, str]],
-                   sections: Iterable[str]) -> Thresholds:
+def cli_thresholds(
+    path: Path, profile: str, pairs: list[tuple[str, str]], sections: Iterable[str]
+) -> Thresholds:
     """The gates of a ``--nlp-model`` run: ``path``'s ``profile`` section when it has one, else
     ``CLI_GATES``; ``pairs``: (baseline, candidate) when two models share a task, compared."""
     raw = read_yaml(path, "thresholds file", ThresholdsError) if path.is_file() else {}

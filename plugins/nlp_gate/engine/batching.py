@@ -4,7 +4,8 @@
 all of its inputs (chunk by chunk, into packed arrays of small unsigned ints), sorts them by
 length and pads each batch with numpy; ``Encodings`` lets the next model with the same
 tokenizer, in this process or another worker, reuse those tokens.  Every batch equals the
-tokenizer's own ``padding=True`` encoding of its inputs (tests/integration/test_engine_properties.py).
+tokenizer's own ``padding=True`` encoding of its inputs
+(tests/integration/test_engine_properties.py).
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ _ENCODE_CHUNK = 1024
 _TRIM_EVERY = 8
 
 
-def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
-           backend: Any | None = None) -> Encoded:
+def encode(
+    tokenizer: Any, inputs: Sequence[Hashable], max_length: int, backend: Any | None = None
+) -> Encoded:
     """``inputs`` tokenized as ``tokenizer(inputs, truncation=True, max_length=max_length)``
     does (not padded), packed into small unsigned ints a chunk at a time; ``backend``: the
     tokenizer's ``_truncating_backend`` for ``max_length``, if already made."""
@@ -65,22 +67,24 @@ def encode(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
     packed = {k: _Packer(len(inputs) * max_length) for k in names}
     truncated = 0
     for start in range(0, len(inputs), _ENCODE_CHUNK):
-        chunk = list(inputs[start:start + _ENCODE_CHUNK])
+        chunk = list(inputs[start : start + _ENCODE_CHUNK])
         if backend is not None:
             encodings = backend.encode_batch_fast(chunk)  # ids without character offsets
-            rows = {"input_ids": [e.ids for e in encodings],
-                    "token_type_ids": [e.type_ids for e in encodings]}
+            rows = {
+                "input_ids": [e.ids for e in encodings],
+                "token_type_ids": [e.type_ids for e in encodings],
+            }
             truncated += sum(bool(e.overflowing) for e in encodings)  # the cut-off tokens
         else:
             rows = _slow_encode(tokenizer, chunk, max_length=max_length)
             full = _slow_encode(tokenizer, chunk)
-            truncated += sum(len(a) != len(b) for a, b in zip(rows["input_ids"],
-                                                               full["input_ids"]))
+            truncated += sum(len(a) != len(b) for a, b in zip(rows["input_ids"], full["input_ids"]))
         n = np.fromiter(map(len, rows["input_ids"]), dtype=np.int64, count=len(chunk))
         lengths.append(n)
         for k in names:
-            packed[k].append(np.fromiter(chain.from_iterable(rows[k]), dtype=np.int32,
-                                         count=int(n.sum())))
+            packed[k].append(
+                np.fromiter(chain.from_iterable(rows[k]), dtype=np.int32, count=int(n.sum()))
+            )
         if start // _ENCODE_CHUNK % _TRIM_EVERY == _TRIM_EVERY - 1:
             release_freed_memory()
     flat = {k: packed[k].array() for k in names}
@@ -115,13 +119,13 @@ class _Packer:
             # Full, or widened (once per type, at the first chunk that needs it): a new
             # array, the values so far copied over.
             grown = np.empty(size, dtype=dtype)
-            grown[:self._size] = self._values[:self._size]
+            grown[: self._size] = self._values[: self._size]
             self._values = grown
-        self._values[self._size:end] = chunk
+        self._values[self._size : end] = chunk
         self._size = end
 
     def array(self) -> np.ndarray:
-        return self._values[:self._size]
+        return self._values[: self._size]
 
 
 def _slow_encode(tokenizer: Any, chunk: list[Any], max_length: int | None = None) -> Any:
@@ -150,8 +154,9 @@ def _truncating_backend(tokenizer: Any, max_length: int) -> Any | None:
 
     own = Tokenizer.from_str(backend.to_str())
     own.no_padding()
-    own.enable_truncation(max_length, stride=0, strategy="longest_first",
-                          direction=tokenizer.truncation_side)
+    own.enable_truncation(
+        max_length, stride=0, strategy="longest_first", direction=tokenizer.truncation_side
+    )
     own.encode_special_tokens = bool(getattr(tokenizer, "split_special_tokens", False))
     return own
 
@@ -169,8 +174,13 @@ class Encodings:
     a slow tokenizer (no backend) never shares.
     """
 
-    def __init__(self, keep: int = 4, directory: Path | None = None, keep_files: int = 8,
-                 min_inputs: int = 1024) -> None:
+    def __init__(
+        self,
+        keep: int = 4,
+        directory: Path | None = None,
+        keep_files: int = 8,
+        min_inputs: int = 1024,
+    ) -> None:
         self.keep = keep  # at most one per (tokenizer, suite) of a run: ~7-14 MiB each
         # Smaller passes (an attack's queries, a comparison's few inputs) tokenize in
         # milliseconds: kept, they would only push a suite's tokenization out.
@@ -218,10 +228,21 @@ class Encodings:
         slot = (id(tokenizer), max_length, str(tokenizer.truncation_side))
         if slot not in self._backends:
             backend = _truncating_backend(tokenizer, max_length)
-            state = None if backend is None else hashlib.sha256(json.dumps([
-                backend.to_str(), backend.encode_special_tokens,
-                list(tokenizer.model_input_names), version("tokenizers"), _FILE_FORMAT,
-            ]).encode())
+            state = (
+                None
+                if backend is None
+                else hashlib.sha256(
+                    json.dumps(
+                        [
+                            backend.to_str(),
+                            backend.encode_special_tokens,
+                            list(tokenizer.model_input_names),
+                            version("tokenizers"),
+                            _FILE_FORMAT,
+                        ]
+                    ).encode()
+                )
+            )
             self._backends[slot] = (tokenizer, backend, state)
         return self._backends[slot][1:]
 
@@ -236,8 +257,11 @@ class Encodings:
             with np.load(path, allow_pickle=False) as data:
                 lengths = data["lengths"].astype(np.int64)
                 truncated = int(data["truncated"])
-                flat = {name.removeprefix("flat_"): data[name]
-                        for name in data.files if name.startswith("flat_")}
+                flat = {
+                    name.removeprefix("flat_"): data[name]
+                    for name in data.files
+                    if name.startswith("flat_")
+                }
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # evicted meanwhile, or unreadable: tokenize again
         mark_used(path)
@@ -247,10 +271,16 @@ class Encodings:
     def _write(self, key: str, found: Encoded) -> None:
         path = self._path(key)
         if path is not None:
-            publish(path, lambda f: np.savez(
-                f, lengths=_compact(found.lengths), truncated=np.int64(found.truncated),
-                **{f"flat_{name}": _compact(a) for name, a in found.flat.items()}),
-                self.keep_files)
+            publish(
+                path,
+                lambda f: np.savez(
+                    f,
+                    lengths=_compact(found.lengths),
+                    truncated=np.int64(found.truncated),
+                    **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},  # type: ignore[arg-type]  # numpy's stub: **kwds as bool
+                ),
+                self.keep_files,
+            )
 
 
 _FILE_FORMAT = 2  # layout of an Encodings file (part of its key)
@@ -262,9 +292,13 @@ def _compact(a: np.ndarray) -> np.ndarray:
     return a.astype(np.min_scalar_type(int(a.max())), copy=False) if a.size else a
 
 
-def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
-                   batch_size: int, encoded: Encoded | None = None,
-                   ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
+def padded_batches(
+    tokenizer: Any,
+    inputs: Sequence[Hashable],
+    max_length: int,
+    batch_size: int,
+    encoded: Encoded | None = None,
+) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """``inputs`` as model-ready batches: (indices into ``inputs``, padded features).
 
     Tokenized in one call of the tokenizer (or taken from ``encoded``), unpadded, then
@@ -283,7 +317,7 @@ def padded_batches(tokenizer: Any, inputs: Sequence[Hashable], max_length: int,
     left = tokenizer.padding_side == "left"
     order = np.argsort(enc.lengths, kind="stable")
     for start in range(0, len(order), batch_size):
-        idx = order[start:start + batch_size]
+        idx = order[start : start + batch_size]
         lengths = enc.lengths[idx][:, None]
         width = int(lengths.max())
         column = np.arange(width)[None, :]

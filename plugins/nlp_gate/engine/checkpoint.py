@@ -52,8 +52,9 @@ def checkpoint_config(location: str, revision: str | None) -> tuple[dict[str, An
     cached_only = not Path(location).is_dir() and hub_access(location, revision) == "cached"
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False,
-                                        local_files_only=cached_only)
+    config = AutoConfig.from_pretrained(
+        location, revision=revision, trust_remote_code=False, local_files_only=cached_only
+    )
     return config.to_dict(), getattr(config, "_commit_hash", None)
 
 
@@ -66,7 +67,7 @@ class HubUnreachable(OSError):
 HUB_PROBE_TIMEOUT = 10.0
 
 
-@functools.lru_cache(maxsize=None)  # once per hub id and process: the hub does not come back
+@functools.cache  # once per hub id and process: the hub does not come back
 def hub_access(repo_id: str, revision: str | None) -> str:
     """How a hub id's config can be had here: "hub" (reachable) or "cached" (the local
     Hugging Face cache holds it and the hub cannot, or may not, be asked); raises
@@ -76,31 +77,42 @@ def hub_access(repo_id: str, revision: str | None) -> str:
     request with no retry (huggingface_hub retries a failed lookup five times, about 23 s,
     printing each failure) tells whether it answers."""
     from huggingface_hub import constants, hf_hub_url, try_to_load_from_cache
-    from huggingface_hub.utils import get_session
+    from huggingface_hub.utils import get_session  # type: ignore[attr-defined]  # exported at run time, not in its __all__
 
     cached = isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str)
-    fetch = (f"with hub access, fetch it once into the cache (`huggingface-cli download "
-             f"{repo_id}`), then runs need no hub; or give a checkpoint directory instead")
+    fetch = (
+        f"with hub access, fetch it once into the cache (`huggingface-cli download "
+        f"{repo_id}`), then runs need no hub; or give a checkpoint directory instead"
+    )
     if constants.HF_HUB_OFFLINE:
         if cached:
             return "cached"
-        raise HubUnreachable(f"{repo_id} is not in the local Hugging Face cache "
-                             f"({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is set, so the hub "
-                             f"is not asked: {fetch}")
+        raise HubUnreachable(
+            f"{repo_id} is not in the local Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}) and HF_HUB_OFFLINE is set, so the hub "
+            f"is not asked: {fetch}"
+        )
     try:
-        answer = get_session().head(hf_hub_url(repo_id, "config.json", revision=revision),
-                                    timeout=HUB_PROBE_TIMEOUT, allow_redirects=False)
+        answer = get_session().head(
+            hf_hub_url(repo_id, "config.json", revision=revision),
+            timeout=HUB_PROBE_TIMEOUT,
+            allow_redirects=False,
+        )
     except Exception as exc:  # any failure to connect: DNS, refused, time-out, proxy, TLS
         if cached:
             return "cached"
-        raise HubUnreachable(f"{repo_id} is not in the local Hugging Face cache "
-                             f"({constants.HF_HUB_CACHE}) and the hub ({constants.ENDPOINT}) "
-                             f"cannot be reached ({type(exc).__name__}): {fetch}") from None
+        raise HubUnreachable(
+            f"{repo_id} is not in the local Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}) and the hub ({constants.ENDPOINT}) "
+            f"cannot be reached ({type(exc).__name__}): {fetch}"
+        ) from None
     if answer.status_code in (401, 403, 404) and not cached:
-        raise HubUnreachable(f"{repo_id}: the hub has no config.json for it that this machine "
-                             f"may read (HTTP {answer.status_code}): check the id (and "
-                             "revision), or log in (`huggingface-cli login`) for a gated or "
-                             "private model")
+        raise HubUnreachable(
+            f"{repo_id}: the hub has no config.json for it that this machine "
+            f"may read (HTTP {answer.status_code}): check the id (and "
+            "revision), or log in (`huggingface-cli login`) for a gated or "
+            "private model"
+        )
     return "hub"
 
 
@@ -125,8 +137,14 @@ def fused_activation(config: dict[str, Any]) -> dict[str, str]:
 
 
 # Any of these next to config.json: a tokenizer saved with the model.
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "spiece.model",
-                   "sentencepiece.bpe.model", "vocab.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "vocab.json",
+)
 
 
 def preflight(spec: ModelSpec, location: str) -> str | None:
@@ -147,8 +165,10 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
         except OSError as exc:
             return str(unreachable_error(where, spec, exc))
         except ValueError as exc:  # e.g. a config class only its own code defines
-            return (f"{where}: its config cannot be read without running its code: "
-                    f"{without_unsafe_advice(str(exc))}")
+            return (
+                f"{where}: its config cannot be read without running its code: "
+                f"{without_unsafe_advice(str(exc))}"
+            )
         return _config_problem(where, spec, config, f"{location}'s config.json")
     config_file = path / "config.json"
     try:
@@ -158,30 +178,38 @@ def preflight(spec: ModelSpec, location: str) -> str | None:
     except ValueError as exc:
         return f"{where}: {config_file} is not valid JSON ({exc})"
     problem = _config_problem(where, spec, config, str(config_file)) or _tokenizer_problem(
-        where, path / "tokenizer_config.json")
+        where, path / "tokenizer_config.json"
+    )
     if problem:
         return problem
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
-        return (f"{where}: {path} has no tokenizer files ({', '.join(TOKENIZER_FILES[:4])}, "
-                "...); save the tokenizer next to the model (tokenizer.save_pretrained)")
+        return (
+            f"{where}: {path} has no tokenizer files ({', '.join(TOKENIZER_FILES[:4])}, "
+            "...); save the tokenizer next to the model (tokenizer.save_pretrained)"
+        )
     return None
 
 
-def _config_problem(where: str, spec: ModelSpec, config: dict[str, Any],
-                    config_file: str) -> str | None:
+def _config_problem(
+    where: str, spec: ModelSpec, config: dict[str, Any], config_file: str
+) -> str | None:
     """What a checkpoint's config says is wrong for this models-file entry, or None."""
     if config.get("auto_map"):
-        return (f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
-                f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
-                "checkpoint's own code (trust_remote_code=False): use a built-in architecture")
+        return (
+            f"{where}: {config_file} maps its classes to code shipped with the checkpoint "
+            f"(auto_map: {', '.join(sorted(config['auto_map']))}); nlp-gate never runs a "
+            "checkpoint's own code (trust_remote_code=False): use a built-in architecture"
+        )
     model_type = config.get("model_type")
     if model_type is not None and not _known_model_type(str(model_type)):
         # transformers could build it only from code shipped with the checkpoint: each item
         # would fail with its traceback advising trust_remote_code=True.
-        return (f"{where}: {config_file} names model_type {model_type!r}, which transformers "
-                f"{version('transformers')} does not know; its classes would come from code "
-                "shipped with the checkpoint, and nlp-gate never runs a checkpoint's own code "
-                "(trust_remote_code=False): use a built-in architecture")
+        return (
+            f"{where}: {config_file} names model_type {model_type!r}, which transformers "
+            f"{version('transformers')} does not know; its classes would come from code "
+            "shipped with the checkpoint, and nlp-gate never runs a checkpoint's own code "
+            "(trust_remote_code=False): use a built-in architecture"
+        )
     if not config.get("id2label") and "num_labels" not in config:
         # save_pretrained leaves out a default label map: transformers' default, 2 labels.
         config = {**config, "num_labels": 2}
@@ -205,9 +233,11 @@ def _tokenizer_problem(where: str, tokenizer_config: Path) -> str | None:
     if not auto_map:
         return None
     names = sorted(auto_map) if isinstance(auto_map, dict) else [str(auto_map)]
-    return (f"{where}: {tokenizer_config} maps its tokenizer to code shipped with the "
-            f"checkpoint (auto_map: {', '.join(names)}); nlp-gate never runs a checkpoint's own "
-            "code (trust_remote_code=False): save the model with a built-in tokenizer")
+    return (
+        f"{where}: {tokenizer_config} maps its tokenizer to code shipped with the "
+        f"checkpoint (auto_map: {', '.join(names)}); nlp-gate never runs a checkpoint's own "
+        "code (trust_remote_code=False): save the model with a built-in tokenizer"
+    )
 
 
 def _known_model_type(model_type: str) -> bool:
@@ -240,10 +270,13 @@ def unreachable_error(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadErr
             + (f"\n  cause: {reason}" if reason else "")
             + "\n  A pickle-format checkpoint (pytorch_model.bin) is read with torch's "
             "weights-only unpickler, which refuses anything but tensors and plain containers; "
-            "re-save the model with save_pretrained() (safetensors).")
+            "re-save the model with save_pretrained() (safetensors)."
+        )
     if isinstance(exc, HubUnreachable):  # its message says already what helps
-        return ModelLoadError(f"cannot load {where}: {exc}; or test the embedded offline zoo "
-                              "instead: `--nlp-profile tiny`")
+        return ModelLoadError(
+            f"cannot load {where}: {exc}; or test the embedded offline zoo "
+            "instead: `--nlp-profile tiny`"
+        )
     return ModelLoadError(
         f"cannot load {where}: {exc}\n"
         "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
@@ -255,8 +288,10 @@ def unreachable_error(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadErr
 
 # Sentences of transformers' and torch's load errors that advise loading the file another
 # way: for a pickle refused for holding more than tensors, that is advice to run its payload.
-_UNSAFE_ADVICE = re.compile(r"from_tf|weights_only|trust_remote_code|trust the source|"
-                            r"can still be loaded")
+_UNSAFE_ADVICE = re.compile(
+    r"from_tf|weights_only|trust_remote_code|trust the source|"
+    r"can still be loaded"
+)
 
 
 def without_unsafe_advice(text: str) -> str:
@@ -275,8 +310,9 @@ def local_files(location: str) -> list[Path]:
     return [p for p in path.iterdir() if p.is_file()] if path.is_dir() else []
 
 
-def check_classifier(where: str, spec: ModelSpec, config: dict[str, Any],
-                     missing_keys: Sequence[str]) -> None:
+def check_classifier(
+    where: str, spec: ModelSpec, config: dict[str, Any], missing_keys: Sequence[str]
+) -> None:
     """Refuse an untrained head or a label mapping that disagrees with the checkpoint."""
     architectures = config.get("architectures") or []
     if architectures and not any(a.endswith("ForSequenceClassification") for a in architectures):

@@ -38,12 +38,22 @@ __all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_v
 
 import numpy as np
 
-from nlp_gate.config.endpoint_url import TOKEN_ENV, endpoint_name, is_endpoint_source
-from nlp_gate.config.endpoint_url import public_url, request_url, split_version
+from nlp_gate.config.endpoint_url import (
+    TOKEN_ENV,
+    endpoint_name,
+    is_endpoint_source,
+    public_url,
+    request_url,
+    split_version,
+)
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
-from nlp_gate.engine.function_model import FunctionClassifier, PredictionError, check_rows
-from nlp_gate.engine.function_model import probe_batch
+from nlp_gate.engine.function_model import (
+    FunctionClassifier,
+    PredictionError,
+    check_rows,
+    probe_batch,
+)
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.engine.rows import InputIndex
@@ -63,8 +73,13 @@ class Endpoint:
     """One URL's client: the protocol, the bounded retries, and a count of the prediction
     requests it sent (what a warm run must not send)."""
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = RETRIES,
-                 backoff: float = BACKOFF) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = RETRIES,
+        backoff: float = BACKOFF,
+    ) -> None:
         self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
         self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
         self.requests = 0
@@ -74,8 +89,10 @@ class Endpoint:
         """What makes the URL unusable before anything is sent: credentials in it."""
         parts = urlsplit(self.url)
         if parts.username or parts.password:
-            return (f"endpoint {self.shown}: credentials in the URL are refused (they would "
-                    f"reach the reports); give a bearer token in ${TOKEN_ENV}")
+            return (
+                f"endpoint {self.shown}: credentials in the URL are refused (they would "
+                f"reach the reports); give a bearer token in ${TOKEN_ENV}"
+            )
         return None
 
     @property
@@ -87,8 +104,9 @@ class Endpoint:
         """The endpoint's rows for ``batch``, retried on 429, 5xx, timeouts and dropped
         connections (``connect_retries``: a start-up does not wait to learn that nothing
         listens); an ``EndpointError`` of one line when every try failed."""
-        body = json.dumps({"inputs": [list(x) if isinstance(x, tuple) else x
-                                      for x in batch]}).encode()
+        body = json.dumps(
+            {"inputs": [list(x) if isinstance(x, tuple) else x for x in batch]}
+        ).encode()
         attempts = 1 + self.retries
         reason = ""
         for attempt in range(attempts):
@@ -102,9 +120,11 @@ class Endpoint:
                     break
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
                 cause = getattr(exc, "reason", exc)
-                reason = (f"no answer within {self.timeout:g} s"
-                          if isinstance(cause, TimeoutError) or "timed out" in str(cause)
-                          else f"unreachable ({cause})")
+                reason = (
+                    f"no answer within {self.timeout:g} s"
+                    if isinstance(cause, TimeoutError) or "timed out" in str(cause)
+                    else f"unreachable ({cause})"
+                )
                 if not connect_retries:
                     break
         tries = f"{attempt + 1} tr{'y' if attempt == 0 else 'ies'}"
@@ -124,8 +144,9 @@ class Endpoint:
         try:
             rows = json.loads(raw)[key]
         except (ValueError, KeyError, TypeError):
-            raise EndpointError(f"endpoint {self.shown} answered without {key!r}: "
-                                f"{raw[:120]!r}") from None
+            raise EndpointError(
+                f"endpoint {self.shown} answered without {key!r}: {raw[:120]!r}"
+            ) from None
         return list(rows)
 
 
@@ -143,9 +164,13 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
         return _unreachable(spec, endpoint)
     batch = probe_batch(spec)
     try:
-        check_rows(spec, label_scores(spec, endpoint.shown,
-                                      endpoint.predict(list(batch), connect_retries=False)),
-                   len(batch))
+        check_rows(
+            spec,
+            label_scores(
+                spec, endpoint.shown, endpoint.predict(list(batch), connect_retries=False)
+            ),
+            len(batch),
+        )
     except ModelLoadError as exc:
         return f"{spec.key}: {exc} (on a probe batch {batch!r})"
     return None
@@ -169,9 +194,11 @@ def label_scores(spec: ModelSpec, shown: str, rows: list[Any]) -> list[Any]:
     any other rows as they are, for ``check_rows``.  A pipeline that answers its top label
     only, or labels that are not the model's, is refused: a probability row cannot be made
     from them honestly."""
-    if not rows or not all(isinstance(row, dict) or (
-            isinstance(row, list) and row and all(isinstance(x, dict) for x in row))
-            for row in rows):
+    if not rows or not all(
+        isinstance(row, dict)
+        or (isinstance(row, list) and row and all(isinstance(x, dict) for x in row))
+        for row in rows
+    ):
         return rows
     where = f"{spec.key} (endpoint {shown})"
     out = []
@@ -181,13 +208,16 @@ def label_scores(spec: ModelSpec, shown: str, rows: list[Any]) -> list[Any]:
                 f"{where} answers one label and its score per input, not every label's "
                 "score: a transformers text-classification pipeline logged without all its "
                 "class scores; log it with model_config={'top_k': None} (MLflow) so that it "
-                "answers a score for each label")
+                "answers a score for each label"
+            )
         pairs = list(row.values()) if isinstance(row, dict) else row
         scores: dict[str, float] = {}
         for pair in pairs:
             if not isinstance(pair, dict) or "label" not in pair or "score" not in pair:
-                raise PredictionError(f"{where} answered {pair!r} among its label scores; "
-                                      "expected {'label': ..., 'score': ...}")
+                raise PredictionError(
+                    f"{where} answered {pair!r} among its label scores; "
+                    "expected {'label': ..., 'score': ...}"
+                )
             label = str(pair["label"])
             name = spec.task.canonical(label) or spec.task.canonical(label.lower())
             if name is None or name not in spec.labels or name in scores:
@@ -195,12 +225,14 @@ def label_scores(spec: ModelSpec, shown: str, rows: list[Any]) -> list[Any]:
                     f"{where} answered scores for labels "
                     f"{[str(p.get('label')) for p in pairs]}, which do not name each of the "
                     f"model's labels {list(spec.labels)} once (its config's id2label); give "
-                    "the served checkpoint those label names")
+                    "the served checkpoint those label names"
+                )
             scores[name] = pair["score"]
         if len(scores) != len(spec.labels):
             raise PredictionError(
                 f"{where} answered scores for labels {sorted(scores)} only; the model's "
-                f"labels are {list(spec.labels)}: serve every label's score")
+                f"labels are {list(spec.labels)}: serve every label's score"
+            )
         out.append([scores[label] for label in spec.labels])
     return out
 
@@ -209,14 +241,21 @@ class EndpointClassifier(FunctionClassifier):
     """``Classifier``'s memo, cache and batching over an endpoint: batches sent
     ``CONCURRENCY`` at a time, every batch's rows checked."""
 
-    def __init__(self, spec: ModelSpec, endpoint: Endpoint, options: LoadOptions,
-                 cache: PredictionCache | None, version: str | None,
-                 inputs: InputIndex | None) -> None:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        endpoint: Endpoint,
+        options: LoadOptions,
+        cache: PredictionCache | None,
+        version: str | None,
+        inputs: InputIndex | None,
+    ) -> None:
         super().__init__(spec, endpoint.predict, options, None, inputs)
         self.endpoint = endpoint
         # The URL in it even without a version: two unversioned endpoints are two models.
-        self.fingerprint = hashlib.sha256(json.dumps(
-            ["endpoint", endpoint.shown, version, list(spec.labels)]).encode()).hexdigest()
+        self.fingerprint = hashlib.sha256(
+            json.dumps(["endpoint", endpoint.shown, version, list(spec.labels)]).encode()
+        ).hexdigest()
         if version is not None:
             self.cache = cache
             self.fingerprint_source = "declared" if spec.revision else "endpoint"
@@ -226,20 +265,21 @@ class EndpointClassifier(FunctionClassifier):
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         size = self.options.batch_size
-        batches = [list(inputs[start:start + size]) for start in range(0, len(inputs), size)]
+        batches = [list(inputs[start : start + size]) for start in range(0, len(inputs), size)]
         out = np.empty((len(inputs), len(self._order)), dtype=np.float64)
         with ThreadPoolExecutor(max_workers=CONCURRENCY) as pool:
             for n, returned in enumerate(pool.map(self.endpoint.predict, batches)):
                 batch = batches[n]
                 rows = self._checked(returned, len(batch))
-                out[n * size:n * size + len(batch)] = rows[:, self._order]
+                out[n * size : n * size + len(batch)] = rows[:, self._order]
                 self._advance(len(batch))
         self.forward_count += len(inputs)
         return out
 
 
-def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: float,
-                             inputs: InputIndex | None = None) -> EndpointClassifier:
+def load_endpoint_classifier(
+    spec: ModelSpec, options: LoadOptions, timeout: float, inputs: InputIndex | None = None
+) -> EndpointClassifier:
     """The engine of an endpoint.  Without a declared version one probe batch asks the
     endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
     endpoint = Endpoint(request_url(spec.source), timeout)
@@ -250,6 +290,9 @@ def load_endpoint_classifier(spec: ModelSpec, options: LoadOptions, timeout: flo
     if version is None:
         endpoint.predict(probe_batch(spec))
         version = endpoint.version
-    cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
-             if options.cache and version is not None else None)
+    cache = (
+        PredictionCache(options.cache, options.cache_max_mb << 20)
+        if options.cache and version is not None
+        else None
+    )
     return EndpointClassifier(spec, endpoint, options, cache, version, inputs)

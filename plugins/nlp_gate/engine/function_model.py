@@ -24,8 +24,8 @@ import numpy as np
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
-from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
 
 PredictFunction = Callable[[list[Any]], Any]
@@ -50,12 +50,14 @@ def import_function(spec: ModelSpec, search: Sequence[Path] = ()) -> PredictFunc
         function = getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError) as exc:
         where = " or ".join(str(folder) for folder in search)
-        raise ModelLoadError(f"{spec.key} ({spec.source}): cannot import {spec.function}: "
-                             f"{exc}; install its package"
-                             + (f" or put the module in {where}" if where else "")) from exc
+        raise ModelLoadError(
+            f"{spec.key} ({spec.source}): cannot import {spec.function}: "
+            f"{exc}; install its package" + (f" or put the module in {where}" if where else "")
+        ) from exc
     if not callable(function):
         raise ModelLoadError(f"{spec.key} ({spec.source}): {spec.function} is not callable")
-    return function
+    predict: Callable[[list[Any]], Any] = function
+    return predict
 
 
 # The packaged tasks whose inputs are (text, text) pairs; a models file's own task is one when
@@ -68,8 +70,10 @@ def probe_batch(spec: ModelSpec) -> list[Any]:
     from nlp_gate.eval_sets import hub_split
 
     if spec.task.name in PAIR_TASKS or len(hub_split(spec).columns) == 2:
-        return [("How do I learn to cook?", "How can I learn cooking?"),
-                ("Is the sky blue?", "What is the capital of France?")]
+        return [
+            ("How do I learn to cook?", "How can I learn cooking?"),
+            ("Is the sky blue?", "What is the capital of France?"),
+        ]
     return ["I really liked this movie.", "The food was cold and the service slow."]
 
 
@@ -85,8 +89,10 @@ def preflight_function(spec: ModelSpec, search: Sequence[Path]) -> str | None:
     try:
         returned = function(list(batch))
     except Exception as exc:  # the user's code: whatever it raises is the message
-        return (f"{spec.key} ({spec.source}) raised {type(exc).__name__} on a probe batch "
-                f"{batch!r}: {exc}")
+        return (
+            f"{spec.key} ({spec.source}) raised {type(exc).__name__} on a probe batch "
+            f"{batch!r}: {exc}"
+        )
     try:
         check_rows(spec, returned, len(batch))
     except PredictionError as exc:
@@ -102,31 +108,38 @@ def check_rows(spec: ModelSpec, returned: Any, n: int) -> np.ndarray:
     try:
         rows = np.asarray(returned, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise PredictionError(f"{where} returned {type(returned).__name__}, not an array "
-                              f"of class probabilities: {exc}") from exc
+        raise PredictionError(
+            f"{where} returned {type(returned).__name__}, not an array "
+            f"of class probabilities: {exc}"
+        ) from exc
     labels = len(spec.labels)
     if rows.shape != (n, labels):
         raise PredictionError(
             f"{where} returned shape {rows.shape} for {n} inputs; expected ({n}, {labels}): "
             f"one row per input, one probability per label {list(spec.labels)}"
-            + (" (labels, not probabilities?)" if rows.shape == (n,) else ""))
+            + (" (labels, not probabilities?)" if rows.shape == (n,) else "")
+        )
     if not np.isfinite(rows).all():
-        raise PredictionError(f"{where} returned NaN or infinite probabilities "
-                              f"({int((~np.isfinite(rows)).any(axis=1).sum())} of {n} rows)")
+        raise PredictionError(
+            f"{where} returned NaN or infinite probabilities "
+            f"({int((~np.isfinite(rows)).any(axis=1).sum())} of {n} rows)"
+        )
     negative = np.flatnonzero((rows < 0).any(axis=1))
     if negative.size:
         row = int(negative[0])
         raise PredictionError(
             f"{where} returned rows with a negative probability ({negative.size} of {n}; row "
             f"{row} is {rows[row].tolist()}): return softmax probabilities, not logits or "
-            "scores")
+            "scores"
+        )
     sums = rows.sum(axis=1)
     bad = np.flatnonzero(np.abs(sums - 1) > SUM_TOLERANCE)
     if bad.size:
         raise PredictionError(
             f"{where} returned rows that are not probabilities ({bad.size} of {n}; row "
             f"{int(bad[0])} sums to {sums[bad[0]]:.4g}): return softmax probabilities, not "
-            "logits or scores")
+            "logits or scores"
+        )
     return rows
 
 
@@ -140,13 +153,28 @@ class FunctionClassifier(Classifier):
 
     dtype = np.float64
 
-    def __init__(self, spec: ModelSpec, function: PredictFunction, options: LoadOptions,
-                 cache: PredictionCache | None, inputs: InputIndex | None = None) -> None:
-        fingerprint = hashlib.sha256(json.dumps(
-            ["predict", spec.function, spec.revision, list(spec.labels)]).encode()).hexdigest()
+    def __init__(
+        self,
+        spec: ModelSpec,
+        function: PredictFunction,
+        options: LoadOptions,
+        cache: PredictionCache | None,
+        inputs: InputIndex | None = None,
+    ) -> None:
+        fingerprint = hashlib.sha256(
+            json.dumps(["predict", spec.function, spec.revision, list(spec.labels)]).encode()
+        ).hexdigest()
         declared = spec.revision is not None
-        super().__init__(spec, function, None, "python", options, fingerprint,
-                         cache if declared else None, inputs=inputs)
+        super().__init__(
+            spec,
+            function,
+            None,
+            "python",
+            options,
+            fingerprint,
+            cache if declared else None,
+            inputs=inputs,
+        )
         self.fingerprint_source = "declared" if declared else "none"
         self.backend = "python"  # the user's function computes: no --nlp-backend applies
         self.max_length = 0  # no tokenizer here: nothing is cut
@@ -155,9 +183,9 @@ class FunctionClassifier(Classifier):
         out = np.empty((len(inputs), len(self._order)), dtype=np.float64)
         size = self.options.batch_size
         for start in range(0, len(inputs), size):
-            batch = list(inputs[start:start + size])  # texts, or (text, text) tuples
+            batch = list(inputs[start : start + size])  # texts, or (text, text) tuples
             rows = self._checked(self.model(batch), len(batch))
-            out[start:start + len(batch)] = rows[:, self._order]
+            out[start : start + len(batch)] = rows[:, self._order]
             self._advance(len(batch))
         self.forward_count += len(inputs)
         return out
@@ -166,10 +194,16 @@ class FunctionClassifier(Classifier):
         return check_rows(self.spec, returned, n)
 
 
-def load_function_classifier(spec: ModelSpec, options: LoadOptions,
-                             search: Sequence[Path] = (),
-                             inputs: InputIndex | None = None) -> FunctionClassifier:
+def load_function_classifier(
+    spec: ModelSpec,
+    options: LoadOptions,
+    search: Sequence[Path] = (),
+    inputs: InputIndex | None = None,
+) -> FunctionClassifier:
     # Without a declared fingerprint nothing of the function's is stored: no file opened.
-    cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
-             if options.cache and spec.revision is not None else None)
+    cache = (
+        PredictionCache(options.cache, options.cache_max_mb << 20)
+        if options.cache and spec.revision is not None
+        else None
+    )
     return FunctionClassifier(spec, import_function(spec, search), options, cache, inputs)

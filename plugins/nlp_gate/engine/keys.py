@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Hashable, Iterable
+
 # Not in typeshed nor json's documentation, but what json.dumps itself calls for a str
 # (the C encoder, since Python 2.6); tests/integration/test_prediction_cache.py checks they agree.
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from pathlib import Path
 
 

@@ -54,9 +54,14 @@ def resolve_device(option: str, worker_index: int = 0) -> str:
     return "cpu"
 
 
-def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
-                    worker_index: int = 0, encodings: Encodings | None = None,
-                    inputs: InputIndex | None = None) -> Classifier:
+def load_classifier(
+    spec: ModelSpec,
+    location: str,
+    options: LoadOptions,
+    worker_index: int = 0,
+    encodings: Encodings | None = None,
+    inputs: InputIndex | None = None,
+) -> Classifier:
     """``spec``'s engine over ``location`` (hub id or directory), validated as a classifier.
 
     The config is checked at once.  The weights and tokenizer load now too, so an untrained
@@ -79,18 +84,26 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     device = "cpu" if onnx else resolve_device(options.device, worker_index)
     if options.dtype != "float32" and not device.startswith("cuda"):
         raise ModelLoadError(f"--nlp-dtype {options.dtype} needs a GPU; this run is on {device}")
-    fp = fingerprint({
-        "source": spec.source, "revision": spec.revision,
-        "commit": commit, "labels": spec.labels,
-        "dtype": options.dtype, "max_length": options.max_length,
-        "device": device.split(":")[0], "torch": version("torch"),
-        "transformers": version("transformers"), "tokenizers": version("tokenizers"),
-        **({"config_overrides": overrides} if overrides else {}),
-        **({"pruning": pruning} if pruning else {}),
-        # Only the ONNX backend adds parts: the torch backend's fingerprints stay those of
-        # earlier runs, whose cached predictions stay valid.
-        **(fingerprint_parts() if onnx else {}),
-    }, local_files(location))
+    fp = fingerprint(
+        {
+            "source": spec.source,
+            "revision": spec.revision,
+            "commit": commit,
+            "labels": spec.labels,
+            "dtype": options.dtype,
+            "max_length": options.max_length,
+            "device": device.split(":")[0],
+            "torch": version("torch"),
+            "transformers": version("transformers"),
+            "tokenizers": version("tokenizers"),
+            **({"config_overrides": overrides} if overrides else {}),
+            **({"pruning": pruning} if pruning else {}),
+            # Only the ONNX backend adds parts: the torch backend's fingerprints stay those of
+            # earlier runs, whose cached predictions stay valid.
+            **(fingerprint_parts() if onnx else {}),
+        },
+        local_files(location),
+    )
     cache = PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
 
     def load() -> tuple[Any, Any]:
@@ -98,14 +111,27 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
 
     def exported() -> tuple[OnnxModel, Any]:
         exports = options.export_dir or cache_dir(Path.cwd()) / "onnx"
-        return load_exported(export_path(exports, fp), load,
-                             lambda: _load_tokenizer(where, spec, location),
-                             lambda: _load_config(location, spec.revision, overrides),
-                             cpu_threads())
+        return load_exported(
+            export_path(exports, fp),
+            load,
+            lambda: _load_tokenizer(where, spec, location),
+            lambda: _load_config(location, spec.revision, overrides),
+            cpu_threads(),
+        )
 
-    classifier = Classifier(spec, None, None, device, options, fp, cache, loader=load,
-                            encodings=encodings, exported=exported if onnx else None,
-                            inputs=inputs)
+    classifier = Classifier(
+        spec,
+        None,
+        None,
+        device,
+        options,
+        fp,
+        cache,
+        loader=load,
+        encodings=encodings,
+        exported=exported if onnx else None,
+        inputs=inputs,
+    )
     # The length inputs are cut to, from the config now: a process answered from the cache
     # alone runs no forward pass, which would otherwise narrow it to the position table.
     positions = config.get("max_position_embeddings")
@@ -116,8 +142,14 @@ def load_classifier(spec: ModelSpec, location: str, options: LoadOptions,
     return classifier
 
 
-def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
-                  overrides: dict[str, Any], pruning: str | None) -> tuple[Any, Any]:
+def _load_weights(
+    where: str,
+    spec: ModelSpec,
+    location: str,
+    device: str,
+    overrides: dict[str, Any],
+    pruning: str | None,
+) -> tuple[Any, Any]:
     """The model (on ``device``, in eval mode, ``overrides`` applied to its config, its last
     layer pruned by the ``pruning`` rule) and tokenizer; refuses an untrained head."""
     import torch
@@ -129,8 +161,13 @@ def _load_weights(where: str, spec: ModelSpec, location: str, device: str,
         # weights from safetensors when it has them, else from a pickle read by torch's
         # weights-only unpickler (tensors and plain containers; anything else is refused).
         model, info = AutoModelForSequenceClassification.from_pretrained(
-            location, revision=spec.revision, output_loading_info=True,
-            trust_remote_code=False, use_safetensors=None, weights_only=True, **overrides
+            location,
+            revision=spec.revision,
+            output_loading_info=True,
+            trust_remote_code=False,
+            use_safetensors=None,
+            weights_only=True,
+            **overrides,
         )
     except OSError as exc:
         # from None: the message holds the cause; the chain holds transformers' and torch's
@@ -150,13 +187,16 @@ def _load_tokenizer(where: str, spec: ModelSpec, location: str) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=spec.revision,
-                                                  trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(
+            location, revision=spec.revision, trust_remote_code=False
+        )
     except OSError as exc:
         raise unreachable_error(where, spec, exc) from None
     if tokenizer.pad_token_id is None:
-        raise ModelLoadError(f"{where}: its tokenizer has no padding token, which batched "
-                             "inference needs (set pad_token in the checkpoint's tokenizer)")
+        raise ModelLoadError(
+            f"{where}: its tokenizer has no padding token, which batched "
+            "inference needs (set pad_token in the checkpoint's tokenizer)"
+        )
     return tokenizer
 
 
@@ -165,8 +205,9 @@ def _load_config(location: str, revision: str | None, overrides: dict[str, Any])
     applied), for a backend that runs the model without loading it (ONNX Runtime)."""
     from transformers import AutoConfig
 
-    return AutoConfig.from_pretrained(location, revision=revision, trust_remote_code=False,
-                                      **overrides)
+    return AutoConfig.from_pretrained(
+        location, revision=revision, trust_remote_code=False, **overrides
+    )
 
 
 def worker_index() -> int:

@@ -41,10 +41,10 @@ from nlp_gate.config.registry_uri import (
     is_registry_source,
     parse,
 )
+from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch
 from nlp_gate.engine.loading import load_classifier
-from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
@@ -83,14 +83,19 @@ class Resolved:
     def identity(self) -> dict[str, str | None]:
         """The registry's immutable identity of what was resolved: the alias is left out
         (the same version under another alias predicts the same)."""
-        return {"name": self.name, "version": self.version, "run_id": self.run_id,
-                "model_id": self.model_id, "artifact_uri": self.artifact_uri}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "run_id": self.run_id,
+            "model_id": self.model_id,
+            "artifact_uri": self.artifact_uri,
+        }
 
     def describe(self) -> str:
         """``models:/sst2-bert@champion = version 3 (run 1a2b...)``, for the report header."""
         if self.version is None:
             return f"{self.uri} (run {self.run_id}, {self.flavor})"
-        return (f"{self.uri} = version {self.version} (run {self.run_id}, {self.flavor})")
+        return f"{self.uri} = version {self.version} (run {self.run_id}, {self.flavor})"
 
 
 class Registry:
@@ -117,8 +122,9 @@ class Registry:
         """A transformers flavor's label names (its config's); None for a pyfunc, whose
         outputs only the user can name."""
         resolved = self.resolve(uri)
-        return (checkpoint_label_names(resolved.location)
-                if resolved.flavor == TRANSFORMERS else None)
+        return (
+            checkpoint_label_names(resolved.location) if resolved.flavor == TRANSFORMERS else None
+        )
 
     def consents(self, resolved: Resolved) -> bool:
         return bool({resolved.uri, resolved.name, resolved.run_id} & self.trusted)
@@ -134,10 +140,15 @@ class Registry:
             # [hf] asked for here, once the flavor is known: a pyfunc-only run needs none.
             from nlp_gate import extras
 
-            return extras.refusal([extras.Need(
-                extras.CHECKPOINTS, f"model {spec.dataset}/{spec.name} ({spec.source}) is a "
-                                    "transformers-flavor checkpoint")]) \
-                or preflight(spec, resolved.location)
+            return extras.refusal(
+                [
+                    extras.Need(
+                        extras.CHECKPOINTS,
+                        f"model {spec.dataset}/{spec.name} ({spec.source}) is a "
+                        "transformers-flavor checkpoint",
+                    )
+                ]
+            ) or preflight(spec, resolved.location)
         problem = self._refused(resolved)
         if problem:
             return f"{spec.key} ({spec.source}): {problem}"
@@ -148,12 +159,20 @@ class Registry:
         except ModelLoadError as exc:
             return f"{exc} (on a probe batch {batch!r})"
         except Exception as exc:  # the registry's code: whatever it raises is the message
-            return (f"{spec.key} ({spec.source}) raised {type(exc).__name__} on a probe batch "
-                    f"{batch!r}: {exc}")
+            return (
+                f"{spec.key} ({spec.source}) raised {type(exc).__name__} on a probe batch "
+                f"{batch!r}: {exc}"
+            )
         return None
 
-    def load(self, spec: ModelSpec, options: LoadOptions, worker_index: int,
-             encodings: Encodings | None, inputs: InputIndex | None) -> Classifier:
+    def load(
+        self,
+        spec: ModelSpec,
+        options: LoadOptions,
+        worker_index: int,
+        encodings: Encodings | None,
+        inputs: InputIndex | None,
+    ) -> Classifier:
         """The engine of ``spec``: a checkpoint's, or a pyfunc's (consent checked again: a
         models file met only by a worker must not bypass it)."""
         try:
@@ -161,8 +180,9 @@ class Registry:
         except RegistryError as exc:
             raise ModelLoadError(str(exc)) from None
         if resolved.flavor == TRANSFORMERS:
-            classifier = load_classifier(spec, resolved.location, options, worker_index,
-                                         encodings, inputs)
+            classifier = load_classifier(
+                spec, resolved.location, options, worker_index, encodings, inputs
+            )
             classifier.fingerprint_source = "registry"
             return classifier
         problem = self._refused(resolved)
@@ -174,13 +194,15 @@ class Registry:
         if self.consents(resolved):
             return None
         name = resolved.name or resolved.run_id
-        return (f"version {resolved.version} is an MLflow pyfunc model: loading it runs code "
-                "pickled into the registry, which nlp-gate does only with consent; if you "
-                f"trust it, add --nlp-trust-registry-code {name}"
-                if resolved.version is not None else
-                f"{resolved.uri} is an MLflow pyfunc model: loading it runs code pickled into "
-                f"the run's artifacts, which nlp-gate does only with consent; if you trust it, "
-                f"add --nlp-trust-registry-code {name}")
+        return (
+            f"version {resolved.version} is an MLflow pyfunc model: loading it runs code "
+            "pickled into the registry, which nlp-gate does only with consent; if you "
+            f"trust it, add --nlp-trust-registry-code {name}"
+            if resolved.version is not None
+            else f"{resolved.uri} is an MLflow pyfunc model: loading it runs code pickled into "
+            f"the run's artifacts, which nlp-gate does only with consent; if you trust it, "
+            f"add --nlp-trust-registry-code {name}"
+        )
 
     # -- resolution -----------------------------------------------------------------------
     def _resolve(self, uri: str) -> Resolved:
@@ -199,30 +221,46 @@ class Registry:
         try:
             with _quiet():
                 name, version, run_id, model_id, artifact_uri = _lookup(
-                    mlflow.MlflowClient(), parse(pinned) if pinned else parsed)
+                    mlflow.MlflowClient(), parse(pinned) if pinned else parsed
+                )
         except MlflowException as exc:
             raise RegistryError(_registry_message(uri, registry, exc)) from None
         except Exception as exc:  # a store that cannot be opened (a bad sqlite path, ...)
-            raise RegistryError(f"model source {uri}: the MLflow registry {registry} cannot be "
-                                f"reached: {type(exc).__name__}: {_first_line(exc)}") from None
+            raise RegistryError(
+                f"model source {uri}: the MLflow registry {registry} cannot be "
+                f"reached: {type(exc).__name__}: {_first_line(exc)}"
+            ) from None
         alias = parsed.alias
         if not worker:  # the workers xdist starts after this inherit the environment
-            os.environ[PINNED] = json.dumps({**json.loads(os.environ.get(PINNED, "{}")),
-                                             uri: artifact_uri})
-        key = hashlib.sha256(json.dumps([name, version, run_id, model_id, artifact_uri])
-                             .encode()).hexdigest()[:16]
+            os.environ[PINNED] = json.dumps(
+                {**json.loads(os.environ.get(PINNED, "{}")), uri: artifact_uri}
+            )
+        key = hashlib.sha256(
+            json.dumps([name, version, run_id, model_id, artifact_uri]).encode()
+        ).hexdigest()[:16]
         folder = self._download(uri, artifact_uri, key)
         mlmodel = read_yaml(folder / "MLmodel", "MLmodel", RegistryError) or {}
         flavors = mlmodel.get("flavors") or {}
-        partial = Resolved(uri, name, version, alias, run_id, model_id, artifact_uri,
-                           TRANSFORMERS if TRANSFORMERS in flavors else PYFUNC, str(folder))
+        partial = Resolved(
+            uri,
+            name,
+            version,
+            alias,
+            run_id,
+            model_id,
+            artifact_uri,
+            TRANSFORMERS if TRANSFORMERS in flavors else PYFUNC,
+            str(folder),
+        )
         if partial.flavor == TRANSFORMERS:
             location = _checkpoint(folder, flavors[TRANSFORMERS], partial.identity)
             return Resolved(**{**asdict(partial), "location": str(location)})
         if "python_function" not in flavors:
-            raise RegistryError(f"model source {uri}: its MLmodel has flavors "
-                                f"{', '.join(flavors) or 'none'}; nlp-gate loads a "
-                                "transformers flavor or a python_function (pyfunc)")
+            raise RegistryError(
+                f"model source {uri}: its MLmodel has flavors "
+                f"{', '.join(flavors) or 'none'}; nlp-gate loads a "
+                "transformers flavor or a python_function (pyfunc)"
+            )
         return partial
 
     def _download(self, uri: str, artifact_uri: str, key: str) -> Path:
@@ -242,33 +280,51 @@ class Registry:
                 download_artifacts(artifact_uri=artifact_uri, dst_path=str(staging))
             # A model version's artifacts come as the folder itself; a run's PATH as a
             # folder of that name inside it.
-            root = next((folder for folder in (staging, staging / artifact_uri.rsplit("/")[-1])
-                         if (folder / "MLmodel").is_file()), None)
+            root = next(
+                (
+                    folder
+                    for folder in (staging, staging / artifact_uri.rsplit("/")[-1])
+                    if (folder / "MLmodel").is_file()
+                ),
+                None,
+            )
             if root is None:
-                raise RegistryError(f"model source {uri}: {artifact_uri} holds no MLmodel; "
-                                    "name the logged model's folder (runs:/RUN_ID/PATH)")
+                raise RegistryError(
+                    f"model source {uri}: {artifact_uri} holds no MLmodel; "
+                    "name the logged model's folder (runs:/RUN_ID/PATH)"
+                )
             try:
                 os.rename(root, target)
             except OSError:  # another process put it in place first: theirs is the same
                 pass
         except MlflowException as exc:
-            raise RegistryError(f"model source {uri}: cannot download {artifact_uri}: "
-                                f"{_first_line(exc)}") from None
+            raise RegistryError(
+                f"model source {uri}: cannot download {artifact_uri}: {_first_line(exc)}"
+            ) from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return target
 
 
-def _lookup(client: Any, parsed: RegistryUri) -> tuple[str | None, str | None, str,
-                                                      str | None, str]:
+def _lookup(
+    client: Any, parsed: RegistryUri
+) -> tuple[str | None, str | None, str, str | None, str]:
     """(name, version, run id, logged model id, artifact URI) of what ``parsed`` names now."""
     if parsed.run_id is not None:
         return None, None, client.get_run(parsed.run_id).info.run_id, None, parsed.uri
-    mv = (client.get_model_version_by_alias(parsed.name, parsed.alias)
-          if parsed.alias is not None else client.get_model_version(parsed.name, parsed.version))
+    mv = (
+        client.get_model_version_by_alias(parsed.name, parsed.alias)
+        if parsed.alias is not None
+        else client.get_model_version(parsed.name, parsed.version)
+    )
     # The version itself, not the alias: the alias may move while this run is on.
-    return (mv.name, str(mv.version), mv.run_id, getattr(mv, "model_id", None),
-            f"models:/{mv.name}/{mv.version}")
+    return (
+        mv.name,
+        str(mv.version),
+        mv.run_id,
+        getattr(mv, "model_id", None),
+        f"models:/{mv.name}/{mv.version}",
+    )
 
 
 @contextmanager
@@ -289,8 +345,10 @@ def _checkpoint(folder: Path, flavor: dict[str, Any], identity: dict[str, Any]) 
     if (checkpoint / "registry.json").is_file():
         return checkpoint
     staging = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=folder))
-    sources = [folder / str(flavor.get("model_binary") or "model"),
-               folder / "components" / "tokenizer"]
+    sources = [
+        folder / str(flavor.get("model_binary") or "model"),
+        folder / "components" / "tokenizer",
+    ]
     for source in sources:
         for path in sorted(source.glob("*")) if source.is_dir() else ():
             if path.is_file() and not (staging / path.name).exists():
@@ -306,10 +364,11 @@ def _checkpoint(folder: Path, flavor: dict[str, Any], identity: dict[str, Any]) 
 def _registry_message(uri: str, registry: str, exc: Exception) -> str:
     code = getattr(exc, "error_code", "")
     if code in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE", "NOT_FOUND"):
-        return (f"model source {uri}: not in the MLflow registry {registry}: "
-                f"{_first_line(exc)}")
-    return (f"model source {uri}: the MLflow registry {registry} cannot be reached or "
-            f"refused the request: {_first_line(exc)}")
+        return f"model source {uri}: not in the MLflow registry {registry}: {_first_line(exc)}"
+    return (
+        f"model source {uri}: the MLflow registry {registry} cannot be reached or "
+        f"refused the request: {_first_line(exc)}"
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -324,8 +383,10 @@ def _load_pyfunc(spec: ModelSpec, resolved: Resolved) -> Any:
         with _quiet():
             return mlflow.pyfunc.load_model(resolved.location)
     except Exception as exc:  # the registry's code runs here: whatever it raises is the reason
-        raise ModelLoadError(f"{spec.key} ({spec.source}): cannot load the pyfunc model: "
-                             f"{type(exc).__name__}: {_first_line(exc)}") from None
+        raise ModelLoadError(
+            f"{spec.key} ({spec.source}): cannot load the pyfunc model: "
+            f"{type(exc).__name__}: {_first_line(exc)}"
+        ) from None
 
 
 def _predict(model: Any, batch: list[Hashable]) -> Any:
@@ -339,14 +400,23 @@ class PyfuncClassifier(FunctionClassifier):
     it was resolved to, so its answers persist in the prediction cache under that version
     (a version's artifacts are immutable in the registry)."""
 
-    def __init__(self, spec: ModelSpec, resolved: Resolved, model: Any, options: LoadOptions,
-                 inputs: InputIndex | None) -> None:
-        cache = (PredictionCache(options.cache, options.cache_max_mb << 20)
-                 if options.cache else None)
+    def __init__(
+        self,
+        spec: ModelSpec,
+        resolved: Resolved,
+        model: Any,
+        options: LoadOptions,
+        inputs: InputIndex | None,
+    ) -> None:
+        cache = (
+            PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
+        )
         super().__init__(spec, lambda batch: _predict(model, batch), options, cache, inputs)
         # FunctionClassifier keys on a declared version only; the registry gives one.
-        self.fingerprint = hashlib.sha256(json.dumps(
-            ["mlflow-pyfunc", resolved.identity, list(spec.labels)], sort_keys=True)
-            .encode()).hexdigest()
+        self.fingerprint = hashlib.sha256(
+            json.dumps(
+                ["mlflow-pyfunc", resolved.identity, list(spec.labels)], sort_keys=True
+            ).encode()
+        ).hexdigest()
         self.cache = cache
         self.fingerprint_source = "registry"

@@ -42,8 +42,13 @@ KEEP_EXPORTS = 16
 def fingerprint_parts() -> dict[str, object]:
     """What the ONNX backend adds to a model's fingerprint: its predictions differ from
     torch's by float rounding, and each of these libraries decides them."""
-    return {"backend": "onnx", "opset": OPSET, "onnxruntime": version("onnxruntime"),
-            "onnx": version("onnx"), "onnxscript": version("onnxscript")}
+    return {
+        "backend": "onnx",
+        "opset": OPSET,
+        "onnxruntime": version("onnxruntime"),
+        "onnx": version("onnx"),
+        "onnxscript": version("onnxscript"),
+    }
 
 
 def option_problem(backend: str, device: str, dtype: str) -> str | None:
@@ -54,11 +59,15 @@ def option_problem(backend: str, device: str, dtype: str) -> str | None:
     if backend != "onnx":
         return None
     if device not in ("auto", "cpu"):
-        return (f"--nlp-backend onnx runs on the CPU (onnxruntime's CPU package), not on "
-                f"--nlp-device {device}: use --nlp-backend torch on a GPU")
+        return (
+            f"--nlp-backend onnx runs on the CPU (onnxruntime's CPU package), not on "
+            f"--nlp-device {device}: use --nlp-backend torch on a GPU"
+        )
     if dtype != "float32":
-        return (f"--nlp-backend onnx computes in float32; --nlp-dtype {dtype} is for "
-                "--nlp-backend torch on a GPU")
+        return (
+            f"--nlp-backend onnx computes in float32; --nlp-dtype {dtype} is for "
+            "--nlp-backend torch on a GPU"
+        )
     return None
 
 
@@ -67,8 +76,9 @@ def check_backend(backend: str, device: str, dtype: str, checkpoints: bool) -> N
     ``--nlp-backend onnx`` with checkpoints to run and its ``[onnx]`` extra not installed, or
     with a device or dtype it does not run on."""
     if backend == "onnx" and checkpoints:
-        require([Need(ONNX, "this run asks for --nlp-backend onnx",
-                      "or run with --nlp-backend torch")])
+        require(
+            [Need(ONNX, "this run asks for --nlp-backend onnx", "or run with --nlp-backend torch")]
+        )
     problem = option_problem(backend, device, dtype)
     if problem:
         raise ConfigurationError(problem)
@@ -91,8 +101,7 @@ class OnnxModel:
         # one batch at a time, so no inter-op pool.
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.inputs = [i.name for i in self.session.get_inputs()]
         self.config = config
         self.path = path
@@ -101,12 +110,17 @@ class OnnxModel:
         """Softmax of the logits of one padded batch (float32, the model's output order)."""
         (logits,) = self.session.run(["logits"], {k: features[k] for k in self.inputs})
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True), dtype=np.float32)
-        return shifted / shifted.sum(axis=1, keepdims=True)
+        probabilities: np.ndarray = shifted / shifted.sum(axis=1, keepdims=True)
+        return probabilities
 
 
-def load_exported(path: Path, weights: Callable[[], tuple[Any, Any]],
-                  tokenizer: Callable[[], Any], config: Callable[[], Any],
-                  threads: int) -> tuple[OnnxModel, Any]:
+def load_exported(
+    path: Path,
+    weights: Callable[[], tuple[Any, Any]],
+    tokenizer: Callable[[], Any],
+    config: Callable[[], Any],
+    threads: int,
+) -> tuple[OnnxModel, Any]:
     """The exported model at ``path`` and the checkpoint's tokenizer.
 
     Without the file, ``weights()`` loads (and validates) the torch model and tokenizer, and
@@ -134,15 +148,25 @@ def export(model: Any, tokenizer: Any, path: Path) -> None:
 
     # Two inputs of different lengths, padded: neither axis is 1, which torch.export would
     # take for a constant.
-    example = tokenizer(["an example input", "a second, somewhat longer example input"],
-                        padding=True, return_tensors="pt")
+    example = tokenizer(
+        ["an example input", "a second, somewhat longer example input"],
+        padding=True,
+        return_tensors="pt",
+    )
     inputs = {name: example[name] for name in tokenizer.model_input_names if name in example}
     batch, sequence = Dim("batch"), Dim("sequence")
     with _quiet_exporter():
         program = torch.onnx.export(
-            model, (), kwargs=inputs, dynamo=True, opset_version=OPSET,
+            model,
+            (),
+            kwargs=inputs,
+            dynamo=True,
+            opset_version=OPSET,
             dynamic_shapes={name: {0: batch, 1: sequence} for name in inputs},
-            output_names=["logits"], optimize=True, verbose=False)
+            output_names=["logits"],
+            optimize=True,
+            verbose=False,
+        )
     assert program is not None  # dynamo=True always returns the program
     publish(path, lambda f: onnx.save_model(program.model_proto, f), KEEP_EXPORTS)
 

@@ -5,7 +5,8 @@ Two tables per model fingerprint: ``predictions`` (probabilities per exact input
 file, the test, sample, seed and the harness code).  With both, a re-run of unchanged models
 neither predicts nor re-evaluates CheckList's expectations.
 
-Entries are keyed (``keys``) by a model *fingerprint* (weights content or hub commit, tokenizer files,
+Entries are keyed (``keys``) by a model *fingerprint* (weights content or hub commit, tokenizer
+files,
 label mapping, dtype, max length, device type) and the exact input.  Any change of the
 fingerprint simply misses.  SQLite in WAL mode lets concurrent xdist workers read and write
 one file safely; the file is bounded by evicting the least recently used fingerprints.
@@ -180,9 +181,12 @@ class PredictionCache:
             except sqlite3.Error as again:
                 self._fail(again)
                 return
-            _say_once(path, "quarantined",
-                      f"prediction cache {path} is damaged ({exc}): {_moved(moved)}, a fresh "
-                      "one started (`--nlp-prediction-cache off` runs without a cache)")
+            _say_once(
+                path,
+                "quarantined",
+                f"prediction cache {path} is damaged ({exc}): {_moved(moved)}, a fresh "
+                "one started (`--nlp-prediction-cache off` runs without a cache)",
+            )
         except OSError as exc:  # its folder cannot be made
             self._fail(exc)
 
@@ -206,15 +210,21 @@ class PredictionCache:
             self._db = None
         if isinstance(exc, sqlite3.Error) and _is_damage(exc):
             moved = self._quarantine()
-            _say_once(self.path, "damaged",
-                      f"prediction cache {self.path} is damaged ({exc}): this run goes on "
-                      f"without it, computing every prediction; {_moved(moved)} "
-                      "(`--nlp-prediction-cache off` runs without a cache)")
+            _say_once(
+                self.path,
+                "damaged",
+                f"prediction cache {self.path} is damaged ({exc}): this run goes on "
+                f"without it, computing every prediction; {_moved(moved)} "
+                "(`--nlp-prediction-cache off` runs without a cache)",
+            )
         else:
-            _say_once(self.path, "failed",
-                      f"prediction cache {self.path} cannot be used ({exc}): this run goes on "
-                      "without it, computing every prediction (free space or fix the file's "
-                      "permissions, or `--nlp-prediction-cache off` runs without a cache)")
+            _say_once(
+                self.path,
+                "failed",
+                f"prediction cache {self.path} cannot be used ({exc}): this run goes on "
+                "without it, computing every prediction (free space or fix the file's "
+                "permissions, or `--nlp-prediction-cache off` runs without a cache)",
+            )
 
     def _quarantine(self) -> Path | None:
         """Rename the damaged file (and its log) to ``<name>.corrupt-<time>``, unless another
@@ -251,8 +261,10 @@ class PredictionCache:
         if self._db is None:
             return False
         with self._guard() as db:
-            return db.execute("SELECT 1 FROM fingerprints WHERE fingerprint=?",
-                              (fp,)).fetchone() is not None
+            return (
+                db.execute("SELECT 1 FROM fingerprints WHERE fingerprint=?", (fp,)).fetchone()
+                is not None
+            )
         return False
 
     def get(self, fp: str, keys: Sequence[str], width: int) -> dict[str, np.ndarray]:
@@ -261,11 +273,13 @@ class PredictionCache:
             return found
         with self._guard() as db:
             for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start:start + _CHUNK]
+                chunk = keys[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
                     "SELECT input, probs, dtype, checksum FROM predictions "
-                    f"WHERE fingerprint=? AND input IN ({marks})", (fp, *chunk))
+                    f"WHERE fingerprint=? AND input IN ({marks})",
+                    (fp, *chunk),
+                )
                 for key, blob, dtype, checksum in rows:
                     row = self._verified(fp, key, blob, dtype, checksum, width)
                     if row is not None:
@@ -273,18 +287,26 @@ class PredictionCache:
             return found
         return {}  # the cache failed part way: what it returned may be partial; none used
 
-    def _verified(self, fp: str, key: str, blob: bytes, dtype: str, checksum: bytes,
-                  width: int) -> np.ndarray | None:
+    def _verified(
+        self, fp: str, key: str, blob: bytes, dtype: str, checksum: bytes, width: int
+    ) -> np.ndarray | None:
         """The stored row, if it is what was written for (fp, key); else None, counted."""
-        ok = (isinstance(blob, bytes) and isinstance(dtype, str) and dtype in _DTYPES
-              and checksum == _checksum(fp, key, dtype, blob))
+        ok = (
+            isinstance(blob, bytes)
+            and isinstance(dtype, str)
+            and dtype in _DTYPES
+            and checksum == _checksum(fp, key, dtype, blob)
+        )
         row = np.frombuffer(blob, dtype=_DTYPES[dtype]) if ok else None
         if row is not None and row.shape == (width,):
             return row.copy()
         self.rejected += 1
-        _say_once(self.path, "checksum",
-                  f"prediction cache {self.path}: stored rows that do not match their checksum "
-                  "(edited or damaged in place) were recomputed, not used")
+        _say_once(
+            self.path,
+            "checksum",
+            f"prediction cache {self.path}: stored rows that do not match their checksum "
+            "(edited or damaged in place) were recomputed, not used",
+        )
         return None
 
     def put(self, fp: str, description: str, items: Sequence[tuple[str, np.ndarray]]) -> None:
@@ -302,8 +324,10 @@ class PredictionCache:
         # all over it: a quarter less time for a suite's ~170k rows.
         with self._guard() as db, self._transaction(db):
             db.executemany("INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?)", rows())
-            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                       (fp, description, time.time()))
+            db.execute(
+                "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                (fp, description, time.time()),
+            )
         if self._db is not None:
             with self._guard():
                 self._evict()
@@ -312,8 +336,9 @@ class PredictionCache:
         if self._db is None:
             return None
         with self._guard() as db:
-            row = db.execute("SELECT outcome, checksum FROM outcomes WHERE fingerprint=? AND "
-                             "key=?", (fp, key)).fetchone()
+            row = db.execute(
+                "SELECT outcome, checksum FROM outcomes WHERE fingerprint=? AND key=?", (fp, key)
+            ).fetchone()
             if row is None:
                 return None
             outcome, checksum = row
@@ -321,9 +346,12 @@ class PredictionCache:
                 with contextlib.suppress(ValueError):
                     return dict(json.loads(outcome))
             self.rejected += 1
-            _say_once(self.path, "checksum",
-                      f"prediction cache {self.path}: stored rows that do not match their "
-                      "checksum (edited or damaged in place) were recomputed, not used")
+            _say_once(
+                self.path,
+                "checksum",
+                f"prediction cache {self.path}: stored rows that do not match their "
+                "checksum (edited or damaged in place) were recomputed, not used",
+            )
         return None
 
     def put_outcome(self, fp: str, description: str, key: str, outcome: dict[str, Any]) -> None:
@@ -331,17 +359,23 @@ class PredictionCache:
             return
         text = json.dumps(outcome)
         with self._guard() as db, self._transaction(db):
-            db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?)",
-                       (fp, key, text, _checksum(fp, key, text)))
-            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                       (fp, description, time.time()))
+            db.execute(
+                "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?)",
+                (fp, key, text, _checksum(fp, key, text)),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                (fp, description, time.time()),
+            )
 
     def touch(self, fp: str, description: str) -> None:
         if self._db is None:
             return
         with self._guard() as db, self._transaction(db):
-            db.execute("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
-                       (fp, description, time.time()))
+            db.execute(
+                "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                (fp, description, time.time()),
+            )
 
     def _pragma(self, name: str) -> int:
         assert self._db is not None
@@ -362,10 +396,12 @@ class PredictionCache:
         if self._pragma("page_count") * page_size <= self.max_bytes:
             return
         with self._transaction(db):
-            while ((self._pragma("page_count") - self._pragma("freelist_count")) * page_size
-                   > self.max_bytes * _EVICT_TO):
+            while (
+                self._pragma("page_count") - self._pragma("freelist_count")
+            ) * page_size > self.max_bytes * _EVICT_TO:
                 oldest = db.execute(
-                    "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1").fetchone()
+                    "SELECT fingerprint FROM fingerprints ORDER BY last_used LIMIT 1"
+                ).fetchone()
                 if oldest is None:
                     break
                 db.execute("DELETE FROM predictions WHERE fingerprint=?", oldest)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +32,8 @@ from nlp_gate.engine.rows import (
 from nlp_gate.progress import Reporter, Stage, current
 
 # One model input: a text, or a (text_a, text_b) pair for paraphrase / entailment tasks.
-ModelInput = Union[str, tuple[str, str]]
+ModelInput = str | tuple[str, str]
+
 
 class UnencodableInput(ValueError):
     """An input that is not valid Unicode text (a lone surrogate such as '\\ud800'): no
@@ -57,7 +58,8 @@ class LoadOptions:
     device: str = "auto"  # auto | cpu | cuda | cuda:N
     dtype: str = "float32"  # float32 | float16 | bfloat16 (the latter two on GPU only)
     # 128: fastest of 64/128/256 for the zoo's full suites on 2 CPU cores
-    # (docs/measurements/performance.md); inputs are length-sorted, so a larger batch adds no padding.
+    # (docs/measurements/performance.md); inputs are length-sorted, so a larger batch adds no
+    # padding.
     batch_size: int = 128
     max_length: int = 128
     cache: Path | None = None  # persistent prediction cache file; None disables it
@@ -100,13 +102,20 @@ class Classifier:
     # one: nothing persists beyond the run).
     fingerprint_source = "content"
 
-    def __init__(self, spec: ModelSpec, model: Any, tokenizer: Any, device: str,
-                 options: LoadOptions, fingerprint: str = "",
-                 cache: PredictionCache | None = None,
-                 loader: Callable[[], tuple[Any, Any]] | None = None,
-                 encodings: Encodings | None = None,
-                 exported: Callable[[], tuple[OnnxModel, Any]] | None = None,
-                 inputs: InputIndex | None = None) -> None:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        model: Any,
+        tokenizer: Any,
+        device: str,
+        options: LoadOptions,
+        fingerprint: str = "",
+        cache: PredictionCache | None = None,
+        loader: Callable[[], tuple[Any, Any]] | None = None,
+        encodings: Encodings | None = None,
+        exported: Callable[[], tuple[OnnxModel, Any]] | None = None,
+        inputs: InputIndex | None = None,
+    ) -> None:
         self.spec = spec
         self.device = device
         self.options = options
@@ -170,7 +179,8 @@ class Classifier:
         if bad is not None:  # before the cache or the model sees any of the batch
             raise UnencodableInput(
                 f"{self.spec.key}: input {bad!r} is not valid Unicode text (a lone surrogate "
-                "cannot be encoded as UTF-8); no model is asked about it")
+                "cannot be encoded as UTF-8); no model is asked about it"
+            )
         cached = 0
         if todo and self.cache is not None:
             cached = self._from_cache(todo)
@@ -194,24 +204,27 @@ class Classifier:
         if self.cache is not None:
             for start in range(0, len(todo), _KEYED_SLICE):
                 end = start + _KEYED_SLICE
-                self.cache.put(self.fingerprint, self.spec.source,
-                               [(input_key(k), row) for k, row in zip(todo[start:end],
-                                                                       rows[start:end])])
+                self.cache.put(
+                    self.fingerprint,
+                    self.spec.source,
+                    [(input_key(k), row) for k, row in zip(todo[start:end], rows[start:end])],
+                )
 
     def _from_cache(self, todo: list[Hashable]) -> int:
         """Into the memo: the rows the persistent cache holds of ``todo``; how many it held."""
         assert self.cache is not None
         held = 0
         for start in range(0, len(todo), _KEYED_SLICE):
-            part = todo[start:start + _KEYED_SLICE]
+            part = todo[start : start + _KEYED_SLICE]
             keyed = [input_key(k) for k in part]
             rejected = self.cache.rejected
             cached = self.cache.get(self.fingerprint, keyed, len(self._order))
             self.cache_rejected += self.cache.rejected - rejected
             found = [i for i, text in enumerate(keyed) if text in cached]
             if found:
-                self._memo.put([part[i] for i in found],
-                               np.stack([cached[keyed[i]] for i in found]))
+                self._memo.put(
+                    [part[i] for i in found], np.stack([cached[keyed[i]] for i in found])
+                )
             held += len(cached)
         self.cache_hits += held
         return held
@@ -230,12 +243,17 @@ class Classifier:
         out = np.empty((len(inputs), len(self._order)), dtype=np.float32)
         config = self._onnx.config if self._onnx is not None else self.model.config
         # Never longer than the model's position table (the tiny zoo's models have 64).
-        max_length = min(self.options.max_length, getattr(
-            config, "max_position_embeddings", None) or self.options.max_length)
+        max_length = min(
+            self.options.max_length,
+            getattr(config, "max_position_embeddings", None) or self.options.max_length,
+        )
         self.max_length = max_length
         tokenizer = self.tokenizer
-        encoded = (self.encodings.encode(tokenizer, inputs, max_length)
-                   if self.encodings is not None else encode(tokenizer, inputs, max_length))
+        encoded = (
+            self.encodings.encode(tokenizer, inputs, max_length)
+            if self.encodings is not None
+            else encode(tokenizer, inputs, max_length)
+        )
         # An empty text is its special tokens alone; a long one is cut (as in the seed's
         # pipeline), and the report counts how many were.
         self.truncated += encoded.truncated
@@ -244,8 +262,9 @@ class Classifier:
             # lists of ids, the packing's copies): returned before the model adds its own.
             release_freed_memory()
         with self._inference():
-            batches = padded_batches(tokenizer, inputs, max_length, self.options.batch_size,
-                                     encoded)
+            batches = padded_batches(
+                tokenizer, inputs, max_length, self.options.batch_size, encoded
+            )
             for n, (idx, features) in enumerate(batches, 1):
                 out[idx] = self._probabilities(features)
                 self._advance(len(idx))
@@ -263,8 +282,9 @@ class Classifier:
         mode = contextlib.ExitStack()
         mode.enter_context(torch.inference_mode())
         if self.options.dtype != "float32":
-            mode.enter_context(torch.autocast(device_type="cuda",
-                                              dtype=getattr(torch, self.options.dtype)))
+            mode.enter_context(
+                torch.autocast(device_type="cuda", dtype=getattr(torch, self.options.dtype))
+            )
         return mode
 
     def _probabilities(self, features: dict[str, np.ndarray]) -> np.ndarray:
@@ -277,14 +297,17 @@ class Classifier:
         logits = self.model(**enc).logits.float()
         return torch.softmax(logits, dim=-1)[:, self._order].cpu().numpy()
 
-
     @contextlib.contextmanager
     def _cold_pass(self, n: int) -> Iterator[None]:
         """Time ``n`` inputs' forward passes, and report the progress of one longer than a
         batch (a model's first, prefetching item: all its inputs at once) as a stage."""
         reporter = current()
-        stage = Stage(f"cold predictions: {self.spec.dataset}/{self.spec.name}", n, "inputs",
-                      reporter if n > self.options.batch_size else Reporter(reporter.clock))
+        stage = Stage(
+            f"cold predictions: {self.spec.dataset}/{self.spec.name}",
+            n,
+            "inputs",
+            reporter if n > self.options.batch_size else Reporter(reporter.clock),
+        )
         self._stage = stage
         try:
             with stage:

@@ -42,8 +42,7 @@ class InputIndex:
         ids = self._ids
         setdefault = ids.setdefault
         # setdefault's default is len(ids) read before the call: the next free number.
-        return np.fromiter((setdefault(k, len(ids)) for k in keys), dtype=np.int64,
-                           count=len(keys))
+        return np.fromiter((setdefault(k, len(ids)) for k in keys), dtype=np.int64, count=len(keys))
 
     def lookup(self, keys: Sequence[Hashable]) -> np.ndarray:
         """The row numbers of ``keys`` (all numbered)."""
@@ -81,7 +80,7 @@ class RowMemo:
             # Grow to the index, with room: an attack adds a few rows at a time.
             size = max(len(self.index), len(self._table) * 5 // 4, 1024)
             grown = np.empty((size, self._table.shape[1]), dtype=self._table.dtype)
-            grown[:len(self._table)] = self._table
+            grown[: len(self._table)] = self._table
             self._table = grown
             self._held.extend(bytes(size - len(self._held)))
         self._table[ids] = rows
@@ -90,7 +89,8 @@ class RowMemo:
 
     def rows(self, keys: Sequence[Hashable]) -> np.ndarray:
         """The rows of ``keys`` (all stored), in order: a new array."""
-        return self._table[self.index.lookup(keys)]
+        rows: np.ndarray = self._table[self.index.lookup(keys)]
+        return rows
 
 
 # A forward pass returns memory every this many batches: torch's intermediate tensors,
@@ -119,7 +119,8 @@ def map_large_allocations() -> None:
     process was started with its own threshold (``MALLOC_MMAP_THRESHOLD_``, or
     ``GLIBC_TUNABLES`` naming it): that choice is the user's."""
     if "MALLOC_MMAP_THRESHOLD_" in os.environ or "mmap_threshold" in os.environ.get(
-            "GLIBC_TUNABLES", ""):
+        "GLIBC_TUNABLES", ""
+    ):
         return
     try:
         mallopt = ctypes.CDLL(None).mallopt

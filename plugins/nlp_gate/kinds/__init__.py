@@ -9,6 +9,8 @@ go to a new results.json section, that section in ``nlp_gate.records``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from nlp_gate.kinds.accuracy import AccuracyKind
 from nlp_gate.kinds.attacks.kind import AttackKind
 from nlp_gate.kinds.base import ItemKind
@@ -17,5 +19,11 @@ from nlp_gate.kinds.comparison import ComparisonKind
 from nlp_gate.kinds.native import NativeKind
 from nlp_gate.kinds.search import SearchKind
 
-KINDS: tuple[type[ItemKind], ...] = (ChecklistKind, NativeKind, SearchKind, AccuracyKind,
-                                     ComparisonKind, AttackKind)
+KINDS: tuple[type[ItemKind[Any]], ...] = (
+    ChecklistKind,
+    NativeKind,
+    SearchKind,
+    AccuracyKind,
+    ComparisonKind,
+    AttackKind,
+)

@@ -55,18 +55,24 @@ class MinAccuracy:
 
     def fails(self, accuracy: float) -> str | None:
         if accuracy < self.limit:
-            return (f"accuracy {accuracy:.2f}% is below the gate {self.limit:.1f}% "
-                    f"(thresholds.yaml: accuracy.{self.source})")
+            return (
+                f"accuracy {accuracy:.2f}% is below the gate {self.limit:.1f}% "
+                f"(thresholds.yaml: accuracy.{self.source})"
+            )
         return None
 
 
 class AccuracyGates:
     """The ``accuracy`` section of a profile, parsed and validated."""
 
-    def __init__(self, section: Mapping[str, Any], datasets: set[str], models: set[str],
-                 where: str) -> None:
-        problems = [f"unknown key {k!r} in the accuracy section; valid: {', '.join(GATE_KEYS)}"
-                    for k in section if k not in GATE_KEYS]
+    def __init__(
+        self, section: Mapping[str, Any], datasets: set[str], models: set[str], where: str
+    ) -> None:
+        problems = [
+            f"unknown key {k!r} in the accuracy section; valid: {', '.join(GATE_KEYS)}"
+            for k in section
+            if k not in GATE_KEYS
+        ]
         self.default = section.get("min_accuracy")
         self.datasets: Mapping[str, Any] = section.get("datasets") or {}
         self.overrides: list[Mapping[str, Any]] = list(section.get("overrides") or [])
@@ -74,8 +80,10 @@ class AccuracyGates:
         values = [self.default, *self.datasets.values()]
         for i, rule in enumerate(self.overrides):
             if set(rule) - {*OVERRIDE_KEYS, "min_accuracy"} or "min_accuracy" not in rule:
-                problems.append(f"accuracy overrides[{i}]: keys must be among {OVERRIDE_KEYS} "
-                                f"plus min_accuracy (required); got {sorted(rule)}")
+                problems.append(
+                    f"accuracy overrides[{i}]: keys must be among {OVERRIDE_KEYS} "
+                    f"plus min_accuracy (required); got {sorted(rule)}"
+                )
             for key, valid in (("dataset", datasets), ("model", models)):
                 if key in rule:
                     problems += unknown_names(f"accuracy overrides[{i}] {key}", [rule[key]], valid)
@@ -128,8 +136,12 @@ class AccuracyKind(ItemKind[AccuracyCase]):
         return [AccuracyCase(i, spec) for i, spec in enumerate(self.context.profile.models)]
 
     def labels(self, case: AccuracyCase) -> Labels:
-        return Labels("accuracy", case.model.dataset, case.model.name,
-                      {"dataset": case.model.dataset, "model": case.model.name})
+        return Labels(
+            "accuracy",
+            case.model.dataset,
+            case.model.name,
+            {"dataset": case.model.dataset, "model": case.model.name},
+        )
 
     def run(self, case: AccuracyCase, models: Models) -> Verdict:
         """Score the model and judge it against its gate."""
@@ -148,14 +160,31 @@ class AccuracyKind(ItemKind[AccuracyCase]):
             message: str | None = (
                 f"no accuracy gate configured for {case.model.dataset}/{case.model.name} in "
                 f"{self.context.options.thresholds} (profile {self.context.profile.name!r}); "
-                "add min_accuracy to its accuracy section")
+                "add min_accuracy to its accuracy section"
+            )
         else:
             message = gate.fails(accuracy)
         if message:
-            message += (f"\n{n_correct} of {n} {data.split} examples correct (95% CI "
-                        f"{low:.1f}-{high:.1f}%), from {data.source}")
-        return Verdict(asdict(AccuracyRecord(
-            dataset=case.model.dataset, model=case.model.name, model_id=case.model.source,
-            split=data.split, source=data.source, n=n, n_correct=n_correct,
-            accuracy=accuracy, ci_low=low, ci_high=high,
-            threshold=gate.limit if gate else None, passed=message is None)), message)
+            message += (
+                f"\n{n_correct} of {n} {data.split} examples correct (95% CI "
+                f"{low:.1f}-{high:.1f}%), from {data.source}"
+            )
+        return Verdict(
+            asdict(
+                AccuracyRecord(
+                    dataset=case.model.dataset,
+                    model=case.model.name,
+                    model_id=case.model.source,
+                    split=data.split,
+                    source=data.source,
+                    n=n,
+                    n_correct=n_correct,
+                    accuracy=accuracy,
+                    ci_low=low,
+                    ci_high=high,
+                    threshold=gate.limit if gate else None,
+                    passed=message is None,
+                )
+            ),
+            message,
+        )

@@ -2,7 +2,7 @@
 
 A kind turns the run's configuration into cases (one pytest item each), runs a case on the
 models it names and judges the result against its section of ``thresholds.yaml``.  The core
-(``nlp_gate.session``) does everything around that for every kind alike: options group,
+(``nlp_gate.run_state``) does everything around that for every kind alike: options group,
 markers, parametrization, start-up validation as a usage error, model loading, Allure
 labels, results.json records and their xdist hand-off, failing or skipping the item, the
 terminal summary.  Kinds are registered in one place: ``nlp_gate.kinds.KINDS``.
@@ -174,8 +174,9 @@ class ItemKind(ABC, Generic[C]):
         outcomes (a comparison case names its source kind); None: it runs none."""
         return None
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]:
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]:
         """Its items for one test of kind ``source`` on ``specs`` (positions from ``first``),
         parametrized with that test's own function (a native test carries its comparisons
         and searches); none by default."""

@@ -43,19 +43,19 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.config.thresholds import (
-    is_number,
-    percent_problems,
-    raise_problems,
-    unknown_names,
-)
 from nlp_gate.comparison_stats import (
     Comparison,
     ComparisonConfig,
     judge,
     pair_outcomes,
     worse_than_all,
+)
+from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.thresholds import (
+    is_number,
+    percent_problems,
+    raise_problems,
+    unknown_names,
 )
 from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist.items import OnModelTest
@@ -65,8 +65,15 @@ from nlp_gate.records import COMPARISONS
 from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo
 
-__all__ = ["ComparisonCase", "ComparisonConfig", "ComparisonKind", "judge", "pair_outcomes",
-           "parse_config", "worse_than_all"]  # the statistics: their tests import them here
+__all__ = [
+    "ComparisonCase",
+    "ComparisonConfig",
+    "ComparisonKind",
+    "judge",
+    "pair_outcomes",
+    "parse_config",
+    "worse_than_all",
+]  # the statistics: their tests import them here
 
 Pair = tuple[ModelSpec, ModelSpec, tuple[ModelSpec, ...]]  # candidate, baseline, reseeds
 XDIST_GROUP = "nlp-comparison"
@@ -74,11 +81,20 @@ SECTION_KEYS = ("baseline", "candidate", "reseeds", "alpha", "tolerance")
 DEFAULT_ALPHA = 0.05
 
 
-def parse_config(section: Mapping[str, Any], baseline: str | None, candidate: str | None,
-                 models: set[str], capabilities: set[str], where: str) -> ComparisonConfig | None:
+def parse_config(
+    section: Mapping[str, Any],
+    baseline: str | None,
+    candidate: str | None,
+    models: set[str],
+    capabilities: set[str],
+    where: str,
+) -> ComparisonConfig | None:
     """The comparison section with the command line's names; None when nothing is declared."""
-    problems = [f"unknown key {k!r} in the comparison section; valid: {', '.join(SECTION_KEYS)}"
-                for k in section if k not in SECTION_KEYS]
+    problems = [
+        f"unknown key {k!r} in the comparison section; valid: {', '.join(SECTION_KEYS)}"
+        for k in section
+        if k not in SECTION_KEYS
+    ]
     baseline = baseline or section.get("baseline")
     candidate = candidate or section.get("candidate")
     if baseline is None and candidate is None and not problems:
@@ -92,12 +108,17 @@ def parse_config(section: Mapping[str, Any], baseline: str | None, candidate: st
     if not isinstance(reseeds, list) or not all(isinstance(r, str) for r in reseeds):
         problems.append(f"comparison.reseeds must be a list of model names, got {reseeds!r}")
         reseeds = []
-    problems += [f"unknown reseed model {r!r}; valid: {', '.join(sorted(models))}"
-                 for r in reseeds if r not in models]
-    problems += [f"comparison.reseeds names the {role} {r!r}: a reseed is another training "
-                 f"of the baseline" for r in reseeds
-                 for role, name in (("baseline", baseline), ("candidate", candidate))
-                 if r == name]
+    problems += [
+        f"unknown reseed model {r!r}; valid: {', '.join(sorted(models))}"
+        for r in reseeds
+        if r not in models
+    ]
+    problems += [
+        f"comparison.reseeds names the {role} {r!r}: a reseed is another training of the baseline"
+        for r in reseeds
+        for role, name in (("baseline", baseline), ("candidate", candidate))
+        if r == name
+    ]
     alpha = section.get("alpha", DEFAULT_ALPHA)
     if not is_number(alpha) or not 0 < alpha < 1:
         problems.append(f"comparison.alpha must be in (0, 1), got {alpha!r}")
@@ -105,17 +126,26 @@ def parse_config(section: Mapping[str, Any], baseline: str | None, candidate: st
     if is_number(tolerance):
         tolerance = {"default": tolerance}
     if not isinstance(tolerance, Mapping) or set(tolerance) - {"default", "capabilities"}:
-        problems.append("comparison.tolerance must be a number or a mapping with keys "
-                        f"default, capabilities; got {tolerance!r}")
+        problems.append(
+            "comparison.tolerance must be a number or a mapping with keys "
+            f"default, capabilities; got {tolerance!r}"
+        )
         tolerance = {}
     per_capability: Mapping[str, Any] = tolerance.get("capabilities") or {}
     problems += unknown_names("comparison.tolerance capability", per_capability, capabilities)
     default = tolerance.get("default", 0)
-    problems += percent_problems("a tolerance", [default, *per_capability.values()],
-                                 unit="percentage points")
+    problems += percent_problems(
+        "a tolerance", [default, *per_capability.values()], unit="percentage points"
+    )
     raise_problems(where, problems)
-    return ComparisonConfig(str(baseline), str(candidate), float(alpha), float(default),
-                            {c: float(v) for c, v in per_capability.items()}, tuple(reseeds))
+    return ComparisonConfig(
+        str(baseline),
+        str(candidate),
+        float(alpha),
+        float(default),
+        {c: float(v) for c, v in per_capability.items()},
+        tuple(reseeds),
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -135,8 +165,10 @@ class ComparisonCase:
 
     @property
     def id(self) -> str:
-        return (f"{self.info.suite}/{self.info.name}/{self.model.dataset}/"
-                f"{self.model.name}-vs-{self.baseline.name}")
+        return (
+            f"{self.info.suite}/{self.info.name}/{self.model.dataset}/"
+            f"{self.model.name}-vs-{self.baseline.name}"
+        )
 
     def __repr__(self) -> str:
         return self.id
@@ -144,8 +176,12 @@ class ComparisonCase:
     def marks(self) -> list[pytest.MarkDecorator]:
         # BH needs every comparison of the run: keep them on one worker, computed once.
         native = [pytest.mark.native] if self.source == "native" else []  # -m native: all
-        return [pytest.mark.regression, *native, *suite_marks(self.info, self.model.task.name),
-                pytest.mark.xdist_group(XDIST_GROUP)]
+        return [
+            pytest.mark.regression,
+            *native,
+            *suite_marks(self.info, self.model.task.name),
+            pytest.mark.xdist_group(XDIST_GROUP),
+        ]
 
 
 @dataclass(frozen=True)
@@ -164,12 +200,18 @@ class ComparisonKind(ItemKind[ComparisonCase]):
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
-        group.addoption("--nlp-baseline", default=None,
-                        help="model name the candidate is compared with (default: comparison."
-                             "baseline in thresholds.yaml)")
-        group.addoption("--nlp-candidate", default=None,
-                        help="model name released in place of the baseline (default: "
-                             "comparison.candidate in thresholds.yaml)")
+        group.addoption(
+            "--nlp-baseline",
+            default=None,
+            help="model name the candidate is compared with (default: comparison."
+            "baseline in thresholds.yaml)",
+        )
+        group.addoption(
+            "--nlp-candidate",
+            default=None,
+            help="model name released in place of the baseline (default: "
+            "comparison.candidate in thresholds.yaml)",
+        )
 
     @classmethod
     def create(cls, context: KindContext, option: Namespace) -> ComparisonKind:
@@ -187,8 +229,14 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         return tests
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> ComparisonConfig | None:
-        return parse_config(section, self.options.baseline, self.options.candidate,
-                            set(self.context.profile.model_names), set(CAPABILITIES), where)
+        return parse_config(
+            section,
+            self.options.baseline,
+            self.options.candidate,
+            set(self.context.profile.model_names),
+            set(CAPABILITIES),
+            where,
+        )
 
     def pairs(self, specs: list[ModelSpec]) -> list[Pair]:
         """(candidate, baseline, reseeds) per dataset of ``specs`` that has a candidate and a
@@ -197,10 +245,15 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         if config is None:
             return []
         names = {(s.dataset, s.name) for s in specs}
-        return [(profile.get(d, config.candidate), profile.get(d, config.baseline),
-                 tuple(profile.get(d, r) for r in config.reseeds if (d, r) in names))
-                for d in dict.fromkeys(s.dataset for s in specs)
-                if {(d, config.candidate), (d, config.baseline)} <= names]
+        return [
+            (
+                profile.get(d, config.candidate),
+                profile.get(d, config.baseline),
+                tuple(profile.get(d, r) for r in config.reseeds if (d, r) in names),
+            )
+            for d in dict.fromkeys(s.dataset for s in specs)
+            if {(d, config.candidate), (d, config.baseline)} <= names
+        ]
 
     def cases(self) -> list[ComparisonCase]:
         """Released suite test x dataset where the profile has both models, in the seed
@@ -212,15 +265,20 @@ class ComparisonKind(ItemKind[ComparisonCase]):
             specs.setdefault(case.info, []).append(case.model)
         cases: list[ComparisonCase] = []
         for info, models in specs.items():
-            cases += [ComparisonCase(len(cases) + i, info, *pair)
-                      for i, pair in enumerate(self.pairs(models))]
+            cases += [
+                ComparisonCase(len(cases) + i, info, *pair)
+                for i, pair in enumerate(self.pairs(models))
+            ]
         return cases
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]:
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]:
         """A native test's comparisons: one per dataset of ``specs`` with both models."""
-        return [ComparisonCase(first + i, info, *pair, source=source)
-                for i, pair in enumerate(self.pairs(list(specs)))]
+        return [
+            ComparisonCase(first + i, info, *pair, source=source)
+            for i, pair in enumerate(self.pairs(list(specs)))
+        ]
 
     def unavailable(self) -> Exception | None:
         # Released comparisons need the released suites.
@@ -231,11 +289,20 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         if problem is not None:
             raise problem
         if self.gates is None:  # say why `-m regression` runs nothing, instead of "deselected"
-            return [pytest.param(None, id="not-configured", marks=[
-                pytest.mark.regression, pytest.mark.skip(
-                    reason="no baseline/candidate declared: pass --nlp-baseline and "
-                           "--nlp-candidate or add them to the comparison section of "
-                           "thresholds.yaml")])]
+            return [
+                pytest.param(
+                    None,
+                    id="not-configured",
+                    marks=[
+                        pytest.mark.regression,
+                        pytest.mark.skip(
+                            reason="no baseline/candidate declared: pass --nlp-baseline and "
+                            "--nlp-candidate or add them to the comparison section of "
+                            "thresholds.yaml"
+                        ),
+                    ],
+                )
+            ]
         return super().params_for(function)
 
     def prepare(self, case: ComparisonCase) -> Verdict | None:
@@ -243,9 +310,17 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         return None if problem is None else Verdict(None, problem)
 
     def labels(self, case: ComparisonCase) -> Labels:
-        return Labels(f"{case.info.suite} regression", case.info.capability, case.info.name,
-                      {"dataset": case.model.dataset, "candidate": case.model.name,
-                       "baseline": case.baseline.name}, case.info.description)
+        return Labels(
+            f"{case.info.suite} regression",
+            case.info.capability,
+            case.info.name,
+            {
+                "dataset": case.model.dataset,
+                "candidate": case.model.name,
+                "baseline": case.baseline.name,
+            },
+            case.info.description,
+        )
 
     def run(self, case: ComparisonCase, models: Models) -> Verdict:
         """This item's comparison; the first item computes every selected one (BH)."""
@@ -254,9 +329,11 @@ class ComparisonKind(ItemKind[ComparisonCase]):
             # lone surrogate) errors in its own setup (``prepare``); left out here, it
             # neither poisons the batched prefetch of the others nor joins their BH family,
             # so the other tests' comparisons are judged as in a run without it.
-            selected = [c for c in self.context.selected[self.name]
-                        if isinstance(c, ComparisonCase)
-                        and self.source(c).test_problem(c.info) is None]
+            selected = [
+                c
+                for c in self.context.selected[self.name]
+                if isinstance(c, ComparisonCase) and self.source(c).test_problem(c.info) is None
+            ]
             self._compare_all(selected if case in selected else [*selected, case], models)
         done = self._done[case.id]
         if done.record.passed is None:  # no evidence either way: say so, don't gate
@@ -268,17 +345,32 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         self._prefetch(cases, models)
         paired: list[tuple[list[int], PairedCounts, tuple[int, int], list[PairedCounts]]] = []
         for case in cases:
-            cand, base, *reseeds = (self.source(case).outcome(case.info, models[spec])[0]
-                                    for spec in case.models)
-            paired.append((*pair_outcomes(cand, base), (cand.n_cases, base.n_cases),
-                           [pair_outcomes(cand, r)[1] for r in reseeds]))
+            cand, base, *reseeds = (
+                self.source(case).outcome(case.info, models[spec])[0] for spec in case.models
+            )
+            paired.append(
+                (
+                    *pair_outcomes(cand, base),
+                    (cand.n_cases, base.n_cases),
+                    [pair_outcomes(cand, r)[1] for r in reseeds],
+                )
+            )
         tested = [i for i, (_, counts, _, _) in enumerate(paired) if counts.n]
         raw = {i: worse_than_all(paired[i][1], paired[i][3]) for i in tested}
         adjusted = dict(zip(tested, benjamini_hochberg([raw[i] for i in tested])))
         for i, case in enumerate(cases):
             worse, counts, unfiltered, against_reseeds = paired[i]
-            self._done[case.id] = judge(case, worse, counts, raw.get(i), adjusted.get(i),
-                                        len(tested), self.gates, unfiltered, against_reseeds)
+            self._done[case.id] = judge(
+                case,
+                worse,
+                counts,
+                raw.get(i),
+                adjusted.get(i),
+                len(tested),
+                self.gates,
+                unfiltered,
+                against_reseeds,
+            )
 
     def _prefetch(self, cases: list[ComparisonCase], models: Models) -> None:
         """Predict each model's inputs of every comparison in one batched pass, leaving out
@@ -298,13 +390,20 @@ class ComparisonKind(ItemKind[ComparisonCase]):
             return []
         verdicts = [r["verdict"] for r in records]
         first = records[0]
-        lines = [f"candidate {first['candidate']} vs baseline {first['baseline']}: "
-                 f"{len(records)} comparisons (BH q={first['alpha']}): "
-                 + ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))]
+        lines = [
+            f"candidate {first['candidate']} vs baseline {first['baseline']}: "
+            f"{len(records)} comparisons (BH q={first['alpha']}): "
+            + ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+        ]
         for r in records:
             if r["passed"] is not True:
-                delta = "n/a" if r["delta"] is None else (
-                    f"{r['delta']:+.1f} pp [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}], "
-                    f"p_adj={r['p_adjusted']:.2g}")
+                delta = (
+                    "n/a"
+                    if r["delta"] is None
+                    else (
+                        f"{r['delta']:+.1f} pp [{r['ci_low']:+.1f}, {r['ci_high']:+.1f}], "
+                        f"p_adj={r['p_adjusted']:.2g}"
+                    )
+                )
                 lines.append(f"  {r['verdict']}: {r['suite']}/{r['test']}/{r['dataset']}: {delta}")
         return lines

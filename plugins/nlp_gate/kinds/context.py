@@ -2,7 +2,7 @@
 
 A kind gets this narrow, typed view instead of the run's core: the run's settings, profile
 and gates, the selected cases, the evaluation sets, and the other kinds by name as ``Peer``s
-(the interface, never a concrete kind).  The core (``nlp_gate.session.Session``) implements
+(the interface, never a concrete kind).  The core (``nlp_gate.run_state.RunState``) implements
 it; no kind imports the core or another kind (``tests/unit/test_import_graph.py``).  A kind's own
 command-line options reach it parsed (``ItemKind.create``); the models it asked for reach
 ``ItemKind.run`` as ``Models``; its records reach results.json as its verdicts' records.
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
-    from nlp_gate.kinds.checklist.run import Outcome, PredictFn
+    from nlp_gate.kinds.checklist.run import ChecklistResult, PredictFn
     from nlp_gate.native.search import SearchSpace
-    from nlp_gate.options import Options
+    from nlp_gate.settings import Options
     from nlp_gate.suites.catalog import TestInfo
 
 
@@ -51,10 +51,10 @@ class CheckListTests(Protocol):
     kind pairs two models' outcomes of a test, the search kind searches a test's declared
     space, the native kind checks the gates' names against every known test."""
 
-    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[Outcome, bool]:
+    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[ChecklistResult, bool]:
         """The test's outcome on the model, and whether it was stored by an earlier item."""
 
-    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None: ...
+    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> ChecklistResult | None: ...
 
     def examples(self, info: TestInfo) -> list[Any]:
         """The inputs the test (or its seeded sample) feeds a model."""
@@ -89,8 +89,9 @@ class Peer(Protocol):
 
     def checklist_tests(self) -> CheckListTests | None: ...
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]: ...
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]: ...
 
 
 class KindContext(Protocol):

@@ -24,9 +24,9 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import Verdict
-from nlp_gate.kinds.checklist.gates import ChecklistGates, universe
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
 from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
+from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
@@ -50,8 +50,11 @@ class NativeCase(OnModelTest):
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # A model's items on one xdist worker, with its CheckList items: one load.
-        return [pytest.mark.native, *suite_marks(self.info, self.model.task.name),
-                pytest.mark.xdist_group(self.model.key)]
+        return [
+            pytest.mark.native,
+            *suite_marks(self.info, self.model.task.name),
+            pytest.mark.xdist_group(self.model.key),
+        ]
 
 
 class NativeKind(ChecklistTestKind[NativeCase]):
@@ -63,8 +66,10 @@ class NativeKind(ChecklistTestKind[NativeCase]):
     section = "checklist"
     records = CHECKLIST.key
     case_type = NativeCase
-    markers = {"native": "a native behavioral test item (nlp_gate.native.behavioral_test)",
-               **TASK_MARKERS}
+    markers = {
+        "native": "a native behavioral test item (nlp_gate.native.behavioral_test)",
+        **TASK_MARKERS,
+    }
 
     def __init__(self, context: KindContext) -> None:
         super().__init__(context)
@@ -89,10 +94,13 @@ class NativeKind(ChecklistTestKind[NativeCase]):
             raise NativeTestError(
                 f"native test {definition.name!r} of suite {definition.suite!r} is defined "
                 f"twice: {known.where} and {definition.where}; rename one (gates, records "
-                "and stored outcomes are keyed by suite and test name)")
+                "and stored outcomes are keyed by suite and test name)"
+            )
         if definition.suite in RELEASE_SUITES:
-            raise NativeTestError(f"{definition.where}: suite {definition.suite!r} is a "
-                                  "released CheckList suite; name the native suite otherwise")
+            raise NativeTestError(
+                f"{definition.where}: suite {definition.suite!r} is a "
+                "released CheckList suite; name the native suite otherwise"
+            )
         self.definitions[key] = definition  # a re-import (pytester) brings a new builder
         self._built.pop(key, None)
         self._digests.pop(key, None)
@@ -102,8 +110,14 @@ class NativeKind(ChecklistTestKind[NativeCase]):
         """What collection needs.  The test is built when an item first runs: building
         imports CheckList (2 s), which collection must not (``nlp_gate.native.lazy``)."""
         d = self.definitions[key]
-        return TestInfo(suite=d.suite, name=d.name, capability=d.capability, type=d.type,
-                        n_cases=0, description=d.description)  # n_cases: not built yet
+        return TestInfo(
+            suite=d.suite,
+            name=d.name,
+            capability=d.capability,
+            type=d.type,
+            n_cases=0,
+            description=d.description,
+        )  # n_cases: not built yet
 
     def specs(self, definition: NativeTest) -> list[ModelSpec]:
         return [m for m in self.context.profile.models if m.task.name == definition.task]
@@ -117,35 +131,47 @@ class NativeKind(ChecklistTestKind[NativeCase]):
         if definition is None:
             raise NativeTestError(
                 f"{function.__module__}.{function.__name__} asks for native_case but is not "
-                "declared with @nlp_gate.native.behavioral_test")
+                "declared with @nlp_gate.native.behavioral_test"
+            )
         info = self.register(definition)
         specs = self.specs(definition)
         if not specs:
-            reason = (f"profile {self.context.profile.name!r} has no model of task "
-                      f"{definition.task!r}")
-            return [pytest.param(None, id="no-model", marks=[
-                pytest.mark.native, pytest.mark.skip(reason=reason)])]
+            reason = (
+                f"profile {self.context.profile.name!r} has no model of task {definition.task!r}"
+            )
+            return [
+                pytest.param(
+                    None, id="no-model", marks=[pytest.mark.native, pytest.mark.skip(reason=reason)]
+                )
+            ]
         first = FIRST_POSITION + POSITIONS_PER_TEST * list(self.definitions).index(
-            (definition.suite, definition.name))
+            (definition.suite, definition.name)
+        )
         cases: list[Any] = [NativeCase(first + i, info, s) for i, s in enumerate(specs)]
         for companion in COMPANIONS:
             cases += self.context.kind(companion).cases_for_test(self.name, info, specs, first)
         # The function names the test: an item's id only adds dataset and model(s).
-        return [pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"),
-                             marks=c.marks()) for c in cases]
+        return [
+            pytest.param(c, id=c.id.removeprefix(f"{info.suite}/{info.name}/"), marks=c.marks())
+            for c in cases
+        ]
 
     def cases(self) -> list[NativeCase]:
         """The cases of the native tests parametrized so far (none before collection)."""
-        return [NativeCase(0, self.info(k), s) for k, d in self.definitions.items()
-                for s in self.specs(d)]
+        return [
+            NativeCase(0, self.info(k), s)
+            for k, d in self.definitions.items()
+            for s in self.specs(d)
+        ]
 
     def validate_collected(self) -> None:
         """Check the gates' names again, now that the native tests are known."""
         released = self.context.kind("checklist")
         tests = released.checklist_tests()
         known = {**(tests.names() if tests else {}), **self.names()}
-        self.gates.validate(universe(self.context.profile, known,
-                                     open=released.unavailable() is not None))
+        self.gates.validate(
+            universe(self.context.profile, known, open=released.unavailable() is not None)
+        )
 
     def names(self) -> Mapping[str, Mapping[str, str]]:
         """Suite -> test -> capability of the native tests parametrized so far."""
@@ -172,9 +198,11 @@ class NativeKind(ChecklistTestKind[NativeCase]):
         for i, case in enumerate(test.data):
             text = unencodable(case)
             if text is not None:
-                return (f"{self.definitions[key].where}: case {i} ({case!r}) holds text that is "
-                        f"not valid Unicode ({text!r}: a lone surrogate cannot be encoded as "
-                        "UTF-8), so no model can be asked about it; fix or drop the case")
+                return (
+                    f"{self.definitions[key].where}: case {i} ({case!r}) holds text that is "
+                    f"not valid Unicode ({text!r}: a lone surrogate cannot be encoded as "
+                    "UTF-8), so no model can be asked about it; fix or drop the case"
+                )
         return None
 
     def built(self, key: tuple[str, str]) -> Any:
@@ -190,15 +218,23 @@ class NativeKind(ChecklistTestKind[NativeCase]):
             self._written.add(key)
             d = self.definitions[key]
             try:
-                write_cases(cases_folder(self.context.options.results) / d.suite
-                            / f"{d.name}.jsonl",
-                            {"suite": d.suite, "test": d.name, "capability": d.capability,
-                             "type": d.type, "task": d.task, "seed": self.context.options.seed,
-                             "source": self.relative(d.cases_file or d.module_file)}, test)
+                write_cases(
+                    cases_folder(self.context.options.results) / d.suite / f"{d.name}.jsonl",
+                    {
+                        "suite": d.suite,
+                        "test": d.name,
+                        "capability": d.capability,
+                        "type": d.type,
+                        "task": d.task,
+                        "seed": self.context.options.seed,
+                        "source": self.relative(d.cases_file or d.module_file),
+                    },
+                    test,
+                )
             except OSError:
                 # The case file is for review, not for the verdict: the test runs on its
                 # cases in memory.  The run's header says once that none is written
-                # (``Session.report_header``), rather than every native item erroring.
+                # (``RunState.report_header``), rather than every native item erroring.
                 pass
         return test
 

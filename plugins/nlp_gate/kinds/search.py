@@ -21,9 +21,9 @@ searches, shrinks and keeps the counterexample in its example database under
 from __future__ import annotations
 
 import argparse
-from argparse import Namespace
 import hashlib
 import json
+from argparse import Namespace
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -69,8 +69,11 @@ class SearchCase(OneModel):
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # Not ``native``: ``-m native`` runs the fixed samples, ``-m search`` the searches.
-        return [pytest.mark.search, *suite_marks(self.info, self.model.task.name),
-                pytest.mark.xdist_group(self.model.key)]
+        return [
+            pytest.mark.search,
+            *suite_marks(self.info, self.model.task.name),
+            pytest.mark.xdist_group(self.model.key),
+        ]
 
 
 @dataclass(frozen=True)
@@ -94,15 +97,22 @@ class SearchKind(ItemKind[SearchCase]):
     section = "search"  # none needed: a counterexample fails the item; kept empty
     records = SEARCHES.key
     case_type = SearchCase
-    markers = {"search": "a counterexample search of a native test's declared space "
-                         "(--nlp-search-examples N)"}
+    markers = {
+        "search": "a counterexample search of a native test's declared space "
+        "(--nlp-search-examples N)"
+    }
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
-        group.addoption("--nlp-search-examples", type=_examples, default=0, metavar="N",
-                        help="search each declared space of a native INV/DIR test for a "
-                             "counterexample with up to N Hypothesis examples (-m search; "
-                             "default 0: the search items skip)")
+        group.addoption(
+            "--nlp-search-examples",
+            type=_examples,
+            default=0,
+            metavar="N",
+            help="search each declared space of a native INV/DIR test for a "
+            "counterexample with up to N Hypothesis examples (-m search; "
+            "default 0: the search items skip)",
+        )
 
     @classmethod
     def create(cls, context: KindContext, option: Namespace) -> SearchKind:
@@ -119,17 +129,28 @@ class SearchKind(ItemKind[SearchCase]):
         return tests
 
     def parse_gates(self, section: Mapping[str, Any], where: str) -> None:
-        raise_problems(where, [f"the search section takes no keys (a counterexample fails its "
-                               f"item), got {sorted(section)}"] if section else [])
+        raise_problems(
+            where,
+            [
+                f"the search section takes no keys (a counterexample fails its "
+                f"item), got {sorted(section)}"
+            ]
+            if section
+            else [],
+        )
 
     def cases(self) -> list[SearchCase]:
         """The search cases of the native tests parametrized so far (none before collection)."""
         cases = [c for c in self.context.kind(SOURCE).cases() if isinstance(c, OnModelTest)]
-        return [SearchCase(0, c.info, c.model) for c in cases
-                if self.native.search_space(c.info) is not None]
+        return [
+            SearchCase(0, c.info, c.model)
+            for c in cases
+            if self.native.search_space(c.info) is not None
+        ]
 
-    def cases_for_test(self, source: str, info: TestInfo, specs: Sequence[ModelSpec],
-                       first: int) -> list[Case]:
+    def cases_for_test(
+        self, source: str, info: TestInfo, specs: Sequence[ModelSpec], first: int
+    ) -> list[Case]:
         """A native test's searches, one per model, when it declares a space."""
         tests = self.context.kind(source).checklist_tests()
         if tests is None or tests.search_space(info) is None:
@@ -140,20 +161,29 @@ class SearchKind(ItemKind[SearchCase]):
         raise NativeTestError(
             f"{function.__module__}.{function.__name__} asks for search_case: search items "
             "come with the native test that declares them, "
-            "@behavioral_test(..., search=SearchSpace(...))")
+            "@behavioral_test(..., search=SearchSpace(...))"
+        )
 
     # -- running --------------------------------------------------------------------------
     def prepare(self, case: SearchCase) -> Verdict | None:
         if not self.examples:
-            return Verdict(None, "search off: pass --nlp-search-examples N to search up to N "
-                                 "cases of this test's space for a counterexample", skip=True)
+            return Verdict(
+                None,
+                "search off: pass --nlp-search-examples N to search up to N "
+                "cases of this test's space for a counterexample",
+                skip=True,
+            )
         problem = self.native.test_problem(case.info)
         return None if problem is None else Verdict(None, problem)
 
     def labels(self, case: SearchCase) -> Labels:
-        return Labels(f"{case.info.suite} search", case.info.capability, case.info.name,
-                      {"dataset": case.model.dataset, "model": case.model.name},
-                      case.info.description)
+        return Labels(
+            f"{case.info.suite} search",
+            case.info.capability,
+            case.info.name,
+            {"dataset": case.model.dataset, "model": case.model.name},
+            case.info.description,
+        )
 
     def space(self, case: SearchCase) -> SearchSpace:
         space = self.native.search_space(case.info)
@@ -169,8 +199,11 @@ class SearchKind(ItemKind[SearchCase]):
         """This search's example database: one folder per test, model weights and space,
         so a counterexample is replayed only where it was found."""
         key = json.dumps([case.info.suite, case.info.name, classifier.fingerprint, space_digest])
-        return (self.context.options.cache_dir / "hypothesis"
-                / hashlib.sha256(key.encode()).hexdigest()[:16])
+        return (
+            self.context.options.cache_dir
+            / "hypothesis"
+            / hashlib.sha256(key.encode()).hexdigest()[:16]
+        )
 
     def run(self, case: SearchCase, models: Models) -> Verdict:
         classifier = models[case.model]
@@ -181,8 +214,9 @@ class SearchKind(ItemKind[SearchCase]):
 
         def judged(original: Any, perturbed: Any) -> Any:
             """The pair as a one-case test of the test's type and expectation, run."""
-            one = type(test)([[original, perturbed]], expect=test.expect, agg_fn=test.agg_fn,
-                             labels=labels)
+            one = type(test)(
+                [[original, perturbed]], expect=test.expect, agg_fn=test.agg_fn, labels=labels
+            )
             outcome = run_test(one, fn, None, self.context.options.seed)
             return one if outcome.n_failed else None
 
@@ -193,25 +227,50 @@ class SearchKind(ItemKind[SearchCase]):
             return Verdict(None, f"{where}: {exc}")
         seed = self.hypothesis_seed(case)
         database = self.database(case, classifier, space.digest(lexicons))
-        result = search(space, lambda o, p: judged(o, p) is not None, examples=self.examples,
-                        seed=seed, database=database)
+        result = search(
+            space,
+            lambda o, p: judged(o, p) is not None,
+            examples=self.examples,
+            seed=seed,
+            database=database,
+        )
         found = result.counterexample
-        counterexample = None if found is None else self.describe(
-            found, judged(found.original, found.perturbed), case.model.task.classes)
+        counterexample = (
+            None
+            if found is None
+            else self.describe(
+                found, judged(found.original, found.perturbed), case.model.task.classes
+            )
+        )
         record = SearchRecord(
-            **model_head(case.info, case.model), template=space.template,
-            slot=space.perturb, examples=self.examples, tried=result.tried,
-            found=found is not None, counterexample=counterexample, replayed=result.replayed,
-            seed=self.context.options.seed, hypothesis_seed=seed, database=str(database),
-            passed=found is None)
+            **model_head(case.info, case.model),
+            template=space.template,
+            slot=space.perturb,
+            examples=self.examples,
+            tried=result.tried,
+            found=found is not None,
+            counterexample=counterexample,
+            replayed=result.replayed,
+            seed=self.context.options.seed,
+            hypothesis_seed=seed,
+            database=str(database),
+            passed=found is None,
+        )
         body = json.dumps(asdict(record), indent=2)
         parameters = {"examples": str(self.examples), "tried": str(result.tried)}
         if counterexample is None:
-            return Verdict(asdict(record), None, parameters=parameters,
-                           attachments=[Attachment("search", body, kind="json")])
-        return Verdict(asdict(record), self.message(record, counterexample),
-                       attachments=[Attachment("counterexample", body, kind="json")],
-                       parameters=parameters)
+            return Verdict(
+                asdict(record),
+                None,
+                parameters=parameters,
+                attachments=[Attachment("search", body, kind="json")],
+            )
+        return Verdict(
+            asdict(record),
+            self.message(record, counterexample),
+            attachments=[Attachment("counterexample", body, kind="json")],
+            parameters=parameters,
+        )
 
     @staticmethod
     def describe(found: Candidate, run: Any, classes: tuple[str, ...]) -> dict[str, Any]:
@@ -220,25 +279,47 @@ class SearchKind(ItemKind[SearchCase]):
         if run is not None:  # None: no longer failing when judged again (a flaky model)
             for pred, conf in zip(run.results.preds[0], run.results.confs[0]):
                 probabilities = np.asarray(conf, dtype=float).round(4).tolist()
-                predictions.append({"label": classes[int(pred)] if int(pred) < len(classes)
-                                    else int(pred), "probabilities": probabilities})
-        return {"original": found.original, "perturbed": found.perturbed, "slot": found.slot,
-                "from": found.value, "to": found.replacement, "predictions": predictions}
+                predictions.append(
+                    {
+                        "label": classes[int(pred)] if int(pred) < len(classes) else int(pred),
+                        "probabilities": probabilities,
+                    }
+                )
+        return {
+            "original": found.original,
+            "perturbed": found.perturbed,
+            "slot": found.slot,
+            "from": found.value,
+            "to": found.replacement,
+            "predictions": predictions,
+        }
 
     def message(self, record: SearchRecord, counterexample: Mapping[str, Any]) -> str:
-        how = ("replayed from the example database" if record.replayed else
-               f"found after {record.tried} of up to {record.examples} examples")
-        lines = [f"counterexample to the test's expectation (shrunk by Hypothesis), {how} "
-                 f"(--nlp-seed {record.seed}, Hypothesis seed {record.hypothesis_seed}):"]
-        rows = zip(("original", "perturbed"), (counterexample["original"],
-                                                 counterexample["perturbed"]),
-                   counterexample["predictions"] or [None, None])
+        how = (
+            "replayed from the example database"
+            if record.replayed
+            else f"found after {record.tried} of up to {record.examples} examples"
+        )
+        lines = [
+            f"counterexample to the test's expectation (shrunk by Hypothesis), {how} "
+            f"(--nlp-seed {record.seed}, Hypothesis seed {record.hypothesis_seed}):"
+        ]
+        rows = zip(
+            ("original", "perturbed"),
+            (counterexample["original"], counterexample["perturbed"]),
+            counterexample["predictions"] or [None, None],
+        )
         for role, text, prediction in rows:
-            said = "" if prediction is None else (
-                f"  -> {prediction['label']} {prediction['probabilities']}")
+            said = (
+                ""
+                if prediction is None
+                else (f"  -> {prediction['label']} {prediction['probabilities']}")
+            )
             lines.append(f"  {role + ':':<10} {text!r}{said}")
-        lines.append(f"  slot {counterexample['slot']}: {counterexample['from']!r} -> "
-                     f"{counterexample['to']!r}")
+        lines.append(
+            f"  slot {counterexample['slot']}: {counterexample['from']!r} -> "
+            f"{counterexample['to']!r}"
+        )
         lines.append(f"  example database: {record.database}")
         return "\n".join(lines)
 
@@ -248,10 +329,14 @@ class SearchKind(ItemKind[SearchCase]):
             return []
         found = [r for r in records if r["found"]]
         n = len(records)
-        lines = [f"{n} search{'es' * (n != 1)}, {len(found)} found a counterexample"
-                 f" ({sum(r['replayed'] for r in found)} replayed from the example database)"]
+        lines = [
+            f"{n} search{'es' * (n != 1)}, {len(found)} found a counterexample"
+            f" ({sum(r['replayed'] for r in found)} replayed from the example database)"
+        ]
         for r in found:
             c = r["counterexample"]
-            lines.append(f"  {r['suite']}/{r['test']} {r['dataset']}/{r['model']}: "
-                         f"{c['original']!r} -> {c['perturbed']!r} (tried {r['tried']})")
+            lines.append(
+                f"  {r['suite']}/{r['test']} {r['dataset']}/{r['model']}: "
+                f"{c['original']!r} -> {c['perturbed']!r} (tried {r['tried']})"
+            )
         return lines

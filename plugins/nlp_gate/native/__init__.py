@@ -31,8 +31,17 @@ from nlp_gate.native.definition import NativeTest, behavioral_test
 from nlp_gate.native.lazy import Lazy, LazyEditor
 from nlp_gate.native.search import SearchSpace
 
-__all__ = ["DIR", "INV", "MFT", "Expect", "NativeTest", "Perturb", "SearchSpace",
-           "behavioral_test", "editor"]
+__all__ = [
+    "DIR",
+    "INV",
+    "MFT",
+    "Expect",
+    "NativeTest",
+    "Perturb",
+    "SearchSpace",
+    "behavioral_test",
+    "editor",
+]
 
 # CheckList's own objects, loaded when a test is first built (see nlp_gate.native.lazy).
 MFT = Lazy("checklist.test_types", "MFT")
@@ -60,15 +69,18 @@ def offline_perturb() -> Any:
             for corpus in ("wordnet", "wordnet_ic", "sentiwordnet"):
                 nltk.data.find(f"corpora/{corpus}")
         except LookupError:
+
             def unavailable(*args: Any, **kwargs: Any) -> Any:
-                raise RuntimeError("pattern.en is unavailable offline: NLTK's wordnet data "
-                                   "is missing (python -m nltk.downloader wordnet)")
+                raise RuntimeError(
+                    "pattern.en is unavailable offline: NLTK's wordnet data "
+                    "is missing (python -m nltk.downloader wordnet)"
+                )
 
             stand_in = types.ModuleType("pattern.en")
-            stand_in.tenses = stand_in.conjugate = unavailable  # type: ignore[attr-defined]
+            stand_in.tenses = stand_in.conjugate = unavailable  # type: ignore[attr-defined]  # a stand-in module
             sys.modules["pattern.en"] = stand_in
             try:
-                import checklist.perturb  # noqa: F401
+                import checklist.perturb  # noqa: F401  # imported for its side effect, with the stand-in
             finally:
                 del sys.modules["pattern.en"]
     from checklist.perturb import Perturb

@@ -30,8 +30,10 @@ def write_cases(path: Path, header: dict[str, Any], test: Any) -> None:
     labels = test.labels if isinstance(test.labels, list) else [test.labels] * len(test.data)
     meta = test.meta if isinstance(test.meta, list) else [None] * len(test.data)
     lines = [json.dumps({**header, "pairs": _pairs(test.data)})]
-    lines += [json.dumps({"data": d, "label": _plain(lab), "meta": _plain(m)})
-              for d, lab, m in zip(test.data, labels, meta)]
+    lines += [
+        json.dumps({"data": d, "label": _plain(lab), "meta": _plain(m)})
+        for d, lab, m in zip(test.data, labels, meta)
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
@@ -63,8 +65,10 @@ def unwritable_folder(folder: Path) -> str | None:
 def read_cases(path: Path) -> tuple[list[Any], Any, list[Any] | None]:
     """``(data, labels, meta)`` as CheckList's test objects hold them."""
     if not path.is_file():
-        raise NativeTestError(f"case file {path} does not exist; a run writes one per native "
-                              "test under reports/cases/<suite>/ to start from")
+        raise NativeTestError(
+            f"case file {path} does not exist; a run writes one per native "
+            "test under reports/cases/<suite>/ to start from"
+        )
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if not lines or "test" not in lines[0]:
         raise NativeTestError(f"{path}: the first line must be the header a run writes")
@@ -73,8 +77,11 @@ def read_cases(path: Path) -> tuple[list[Any], Any, list[Any] | None]:
     data = [_tuples(r["data"]) if pairs else r["data"] for r in rows]
     labels = [r.get("label") for r in rows]
     meta = [r.get("meta") for r in rows]
-    return (data, None if all(x is None for x in labels) else labels,
-            None if all(m is None for m in meta) else meta)
+    return (
+        data,
+        None if all(x is None for x in labels) else labels,
+        None if all(m is None for m in meta) else meta,
+    )
 
 
 def _tuples(case: Any) -> Any:

@@ -57,17 +57,23 @@ class NativeTest:
             np.random.set_state(states[0])
             random.setstate(states[1])
         if not isinstance(test, AbstractTest):
-            raise NativeTestError(f"{self.where} must return a CheckList test (MFT, INV or "
-                                  f"DIR from checklist.test_types), got {type(test).__name__}")
+            raise NativeTestError(
+                f"{self.where} must return a CheckList test (MFT, INV or "
+                f"DIR from checklist.test_types), got {type(test).__name__}"
+            )
         if type(test).__name__.lower() != self.type:
-            raise NativeTestError(f"{self.where} is declared type={self.type!r} but returns "
-                                  f"{type(test).__name__}")
+            raise NativeTestError(
+                f"{self.where} is declared type={self.type!r} but returns {type(test).__name__}"
+            )
         if self.cases_file is not None:
             test.data, test.labels, test.meta = read_cases(self.cases_file)
         if not test.data:
             raise NativeTestError(f"{self.where} has no test cases")
-        test.name, test.capability, test.description = (self.name, self.capability,
-                                                         self.description)
+        test.name, test.capability, test.description = (
+            self.name,
+            self.capability,
+            self.description,
+        )
         return test
 
 
@@ -91,9 +97,15 @@ def ordered_template_slots() -> Iterator[None]:
         checklist_editor.find_all_keys = original
 
 
-def behavioral_test(*, capability: str, type: str, task: str, suite: str | None = None,
-                    cases: str | Path | None = None, search: SearchSpace | None = None
-                    ) -> Callable[[Callable[[], Any]], Any]:
+def behavioral_test(
+    *,
+    capability: str,
+    type: str,
+    task: str,
+    suite: str | None = None,
+    cases: str | Path | None = None,
+    search: SearchSpace | None = None,
+) -> Callable[[Callable[[], Any]], Any]:
     """Declare a native behavioral test; the decorated function returns its CheckList test.
 
     ``capability``: one of CheckList's (Vocabulary, Taxonomy, Robustness, NER, Fairness,
@@ -111,25 +123,32 @@ def behavioral_test(*, capability: str, type: str, task: str, suite: str | None 
     from nlp_gate.kinds.checklist.marks import CAPABILITIES
 
     if capability not in CAPABILITIES:
-        raise NativeTestError(f"unknown capability {capability!r}; valid: "
-                              f"{', '.join(CAPABILITIES)}")
+        raise NativeTestError(
+            f"unknown capability {capability!r}; valid: {', '.join(CAPABILITIES)}"
+        )
     if type.lower() not in TYPES:
         raise NativeTestError(f"unknown test type {type!r}; valid: {', '.join(TYPES)}")
     if search is not None and not isinstance(search, SearchSpace):
         raise NativeTestError(f"search= takes a SearchSpace, got {search!r}")
     if search is not None and type.lower() == "mft":
-        raise NativeTestError("search= needs an INV or DIR test: an MFT has no perturbation "
-                              "to search")
+        raise NativeTestError(
+            "search= needs an INV or DIR test: an MFT has no perturbation to search"
+        )
 
     def declare(build: Callable[[], Any]) -> Any:
         module_file = Path(inspect.getfile(build)).resolve()
         definition = NativeTest(
-            name=build.__name__.removeprefix("test_"), suite=suite or f"native_{task}", task=task,
-            capability=capability, type=type.lower(),
-            description=inspect.cleandoc(build.__doc__ or ""), build=build,
+            name=build.__name__.removeprefix("test_"),
+            suite=suite or f"native_{task}",
+            task=task,
+            capability=capability,
+            type=type.lower(),
+            description=inspect.cleandoc(build.__doc__ or ""),
+            build=build,
             module_file=module_file,
             cases_file=module_file.parent / cases if cases is not None else None,
-            search=search)
+            search=search,
+        )
 
         # What pytest runs: the native kind parametrizes ``native_case`` from the definition.
         # Not functools.wraps: pytest would read the builder's signature through __wrapped__.

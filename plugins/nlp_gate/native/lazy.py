@@ -20,8 +20,7 @@ from nlp_gate.checklist_viewer import load_checklist
 class Lazy:
     """A CheckList object (class, module-level object) loaded on first use."""
 
-    def __init__(self, module: str, name: str,
-                 load: Callable[[], Any] | None = None) -> None:
+    def __init__(self, module: str, name: str, load: Callable[[], Any] | None = None) -> None:
         self._where = f"{module}.{name}"
         self._load = load or (lambda: getattr(import_module(module), name))
         self._target: Any = None

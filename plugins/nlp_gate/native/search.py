@@ -53,13 +53,17 @@ class SearchSpace:
         for text in self.texts:
             for _, field, spec, conversion in string.Formatter().parse(text):
                 if field is not None and (not field.isidentifier() or spec or conversion):
-                    raise SearchSpaceError(f"template field {{{field}}} in {text!r} must be a "
-                                           "plain {slot} name (no format spec or conversion)")
+                    raise SearchSpaceError(
+                        f"template field {{{field}}} in {text!r} must be a "
+                        "plain {slot} name (no format spec or conversion)"
+                    )
         if not self.fields:
             raise SearchSpaceError(f"template {self.template!r} has no {{slot}} field")
         if self.perturb not in self.fields:
-            raise SearchSpaceError(f"perturb={self.perturb!r} is no field of the template; "
-                                   f"fields: {', '.join(self.fields)}")
+            raise SearchSpaceError(
+                f"perturb={self.perturb!r} is no field of the template; "
+                f"fields: {', '.join(self.fields)}"
+            )
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -76,10 +80,13 @@ class SearchSpace:
         slots = self.slots() if callable(self.slots) else self.slots
         missing = [f for f in self.fields if not slots.get(f)]
         if missing:
-            raise SearchSpaceError(f"no lexicon for slot(s) {', '.join(missing)} of "
-                                   f"{self.template!r}")
-        lexicons = {f: tuple(sorted({str(v) for v in slots[f]}, key=lambda v: (len(v), v)))
-                    for f in self.fields}
+            raise SearchSpaceError(
+                f"no lexicon for slot(s) {', '.join(missing)} of {self.template!r}"
+            )
+        lexicons = {
+            f: tuple(sorted({str(v) for v in slots[f]}, key=lambda v: (len(v), v)))
+            for f in self.fields
+        }
         if len(lexicons[self.perturb]) < 2:
             raise SearchSpaceError(f"slot {self.perturb!r} needs two values to swap")
         return lexicons
@@ -117,8 +124,9 @@ class SearchResult:
     replayed: bool  # the counterexample came from the example database, not a new search
 
 
-def candidates(space: SearchSpace, lexicons: Mapping[str, Sequence[str]]
-               ) -> SearchStrategy[Candidate]:
+def candidates(
+    space: SearchSpace, lexicons: Mapping[str, Sequence[str]]
+) -> SearchStrategy[Candidate]:
     """Hypothesis's strategy over the space: one ``sampled_from`` per slot, then the
     replacement from the perturbed slot's lexicon, filtered to differ from its value."""
     from hypothesis import strategies as st
@@ -127,10 +135,14 @@ def candidates(space: SearchSpace, lexicons: Mapping[str, Sequence[str]]
     def draw(draw: Any) -> Candidate:
         values = {f: draw(st.sampled_from(lexicons[f])) for f in space.fields}
         current = values[space.perturb]
-        replacement = draw(st.sampled_from(lexicons[space.perturb]).filter(
-            lambda v: v != current))
-        return Candidate(values, space.perturb, replacement, space.fill(values),
-                         space.fill({**values, space.perturb: replacement}))
+        replacement = draw(st.sampled_from(lexicons[space.perturb]).filter(lambda v: v != current))
+        return Candidate(
+            values,
+            space.perturb,
+            replacement,
+            space.fill(values),
+            space.fill({**values, space.perturb: replacement}),
+        )
 
     return draw()
 
@@ -139,8 +151,14 @@ class _Violation(Exception):
     """Raised inside Hypothesis's test: it marks a case as failing, to be shrunk."""
 
 
-def search(space: SearchSpace, violates: Callable[[Any, Any], bool], *, examples: int,
-           seed: int, database: Path) -> SearchResult:
+def search(
+    space: SearchSpace,
+    violates: Callable[[Any, Any], bool],
+    *,
+    examples: int,
+    seed: int,
+    database: Path,
+) -> SearchResult:
     """Look for a case of ``space`` whose (original, perturbed) pair ``violates``.
 
     Two runs of one Hypothesis test against one example database (``database``: a folder,
@@ -154,8 +172,8 @@ def search(space: SearchSpace, violates: Callable[[Any, Any], bool], *, examples
     the settings with the database are applied after it.  Every setting that matters is
     explicit: Hypothesis's ``ci`` profile (loaded where ``CI`` is set) changes none of them.
     """
+    import hypothesis
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as seeded
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     strategy = candidates(space, space.lexicons())
@@ -172,10 +190,16 @@ def search(space: SearchSpace, violates: Callable[[Any, Any], bool], *, examples
             raise _Violation
 
     def run(phases: list[Phase], max_examples: int) -> bool:
-        test = settings(database=db, max_examples=max_examples, phases=phases, deadline=None,
-                        suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                        verbosity=Verbosity.quiet, print_blob=False)(
-            seeded(seed)(given(strategy)(attempt)))
+        test = settings(
+            database=db,
+            max_examples=max_examples,
+            phases=phases,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+            verbosity=Verbosity.quiet,
+            print_blob=False,
+        )(hypothesis.seed(seed)(given(strategy)(attempt)))
         try:
             test()
         except _Violation:
@@ -186,5 +210,4 @@ def search(space: SearchSpace, violates: Callable[[Any, Any], bool], *, examples
 
     replayed = run([Phase.reuse], 1)
     found = replayed or run([Phase.generate, Phase.shrink], examples)
-    return SearchResult(last[0] if found else None, first[0] if found else judged[0],
-                        replayed)
+    return SearchResult(last[0] if found else None, first[0] if found else judged[0], replayed)

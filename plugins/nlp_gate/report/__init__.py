@@ -51,8 +51,7 @@ def remove_reports(results_path: Path, results_too: bool = True) -> list[Path]:
     what could not be removed.  Allure results are allure-pytest's, one file per item: left."""
     out_dir = results_path.parent
     paths = [results_path] * results_too + [out_dir / "summary.html"]
-    for directory, patterns in ((out_dir / "tables", TABLE_FILES),
-                                (out_dir / "plots", PLOT_FILES)):
+    for directory, patterns in ((out_dir / "tables", TABLE_FILES), (out_dir / "plots", PLOT_FILES)):
         if directory.is_dir():
             paths += [p for pattern in patterns for p in directory.glob(pattern)]
     left = []
@@ -70,31 +69,45 @@ def _outcome_html(results: dict[str, Any]) -> str:
     the earlier run's tables, removed), and the items that ended without a verdict."""
     parts = []
     if results.get("no_results"):
-        parts.append(f"<p>No results in this run: {html.escape(results['no_results'])}. "
-                     "The tables and plots of earlier runs were removed.</p>\n")
+        parts.append(
+            f"<p>No results in this run: {html.escape(results['no_results'])}. "
+            "The tables and plots of earlier runs were removed.</p>\n"
+        )
     if results.get("refused"):
         parts.append(f"<pre>{html.escape(results['refused'])}</pre>\n")
     errors = results.get("errors", [])
     if errors:
-        rows = "".join(f"<tr><td>{html.escape(e['item'])}</td>"
-                       f"<td>{html.escape(', '.join(e['models']))}</td>"
-                       f"<td>{html.escape(e['when'])}</td>"
-                       f"<td><pre>{html.escape(e['message'])}</pre></td></tr>\n" for e in errors)
-        parts.append(f"<h2>Items that errored without a gate verdict ({len(errors)})</h2>\n"
-                     "<table><tr><th>item</th><th>models</th><th>when</th><th>cause</th></tr>"
-                     f"\n{rows}</table>\n")
+        rows = "".join(
+            f"<tr><td>{html.escape(e['item'])}</td>"
+            f"<td>{html.escape(', '.join(e['models']))}</td>"
+            f"<td>{html.escape(e['when'])}</td>"
+            f"<td><pre>{html.escape(e['message'])}</pre></td></tr>\n"
+            for e in errors
+        )
+        parts.append(
+            f"<h2>Items that errored without a gate verdict ({len(errors)})</h2>\n"
+            "<table><tr><th>item</th><th>models</th><th>when</th><th>cause</th></tr>"
+            f"\n{rows}</table>\n"
+        )
     return "".join(parts)
 
 
 def _img(path: Path, inline: bool) -> str:
-    src = ("data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
-           if inline else f"plots/{path.name}")
+    src = (
+        "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
+        if inline
+        else f"plots/{path.name}"
+    )
     return f'<p><img class="plot" alt="{path.stem}" src="{src}"></p>\n'
 
 
-def write_reports(results_path: Path, out_dir: Path | None = None,
-                  alluredir: Path | None = None, exitstatus: int | None = None,
-                  plot_cache: Path | None = None) -> Reports:
+def write_reports(
+    results_path: Path,
+    out_dir: Path | None = None,
+    alluredir: Path | None = None,
+    exitstatus: int | None = None,
+    plot_cache: Path | None = None,
+) -> Reports:
     """Write ``<out>/tables/*.{md,csv,html}``, ``<out>/plots/*.png`` and ``<out>/summary.html``
     (``out`` defaults to the folder of results.json); with ``alluredir``, also the Allure
     summary entry, ``environment.properties`` and ``categories.json`` there.  With
@@ -109,24 +122,38 @@ def write_reports(results_path: Path, out_dir: Path | None = None,
     _clear(table_dir, TABLE_FILES)
     _clear(plot_dir, PLOT_FILES)
     for table in tables:
-        for suffix, text in ((".md", to_markdown(table)), (".csv", to_csv(table)),
-                             (".html", html_page(table.title, to_html(table)))):
+        for suffix, text in (
+            (".md", to_markdown(table)),
+            (".csv", to_csv(table)),
+            (".html", html_page(table.title, to_html(table))),
+        ):
             (table_dir / f"{table.name}{suffix}").write_text(text)
     reports.plots = write_plots(results, plot_dir, plot_cache)
     gate = verdict(results, exitstatus)
-    body = (f"<p><b>{html.escape(gate.line(), quote=False)}</b></p>\n" + _outcome_html(results)
-            + "".join(to_html(t) for t in tables))
+    body = (
+        f"<p><b>{html.escape(gate.line(), quote=False)}</b></p>\n"
+        + _outcome_html(results)
+        + "".join(to_html(t) for t in tables)
+    )
     summary = out_dir / "summary.html"
-    summary.write_text(html_page("nlp-gate report",
-                                 body + "".join(_img(p, inline=False) for p in reports.plots)))
+    summary.write_text(
+        html_page("nlp-gate report", body + "".join(_img(p, inline=False) for p in reports.plots))
+    )
     if alluredir is not None:
         attachments = [(f"{t.name}.md", table_dir / f"{t.name}.md") for t in tables]
         attachments += [(p.stem, p) for p in reports.plots]
-        inline = (_outcome_html(results) + "".join(to_html(t) for t in tables)
-                  + "".join(_img(p, True) for p in reports.plots))
+        inline = (
+            _outcome_html(results)
+            + "".join(to_html(t) for t in tables)
+            + "".join(_img(p, True) for p in reports.plots)
+        )
         write_allure_files(alluredir, results, gate, inline, attachments)
-    reports.where = {"tables": table_dir, "plots": plot_dir, "summary": summary,
-                     "results": results_path}
+    reports.where = {
+        "tables": table_dir,
+        "plots": plot_dir,
+        "summary": summary,
+        "results": results_path,
+    }
     if alluredir is not None:
         reports.where["allure results"] = alluredir
         reports.where["allure HTML (bash scripts/allure_html.sh)"] = out_dir / ALLURE_HTML
@@ -155,12 +182,20 @@ class RunEnd:
         files are missing."""
         if self.reports is not None:
             return terminal_lines(self.reports, exitstatus)
-        return [*error_lines(self.results.get("errors", [])), self.verdict(exitstatus).line(),
-                *([self.message] if self.message else [])]
+        return [
+            *error_lines(self.results.get("errors", [])),
+            self.verdict(exitstatus).line(),
+            *([self.message] if self.message else []),
+        ]
 
 
-def write_run(results_path: Path, results: dict[str, Any], alluredir: Path | None = None,
-              exitstatus: int | None = None, plot_cache: Path | None = None) -> RunEnd:
+def write_run(
+    results_path: Path,
+    results: dict[str, Any],
+    alluredir: Path | None = None,
+    exitstatus: int | None = None,
+    plot_cache: Path | None = None,
+) -> RunEnd:
     """Write a run's results.json and its reports.  A place that cannot take them (a file
     where the folder should be, a read-only or full disk) ends as one message naming the path
     and the reason, not a traceback; the earlier run's files there are removed where they
@@ -168,26 +203,42 @@ def write_run(results_path: Path, results: dict[str, Any], alluredir: Path | Non
     try:
         write_atomically(results_path, json.dumps(results, indent=2) + "\n")
     except OSError as exc:
-        return _unwritten(results, "results.json", results_path, exc,
-                          remove_reports(results_path))
+        return _unwritten(results, "results.json", results_path, exc, remove_reports(results_path))
     try:
-        reports = write_reports(results_path, alluredir=alluredir, exitstatus=exitstatus,
-                                plot_cache=plot_cache)
+        reports = write_reports(
+            results_path, alluredir=alluredir, exitstatus=exitstatus, plot_cache=plot_cache
+        )
     except OSError as exc:
-        return _unwritten(results, "reports", results_path, exc,
-                          remove_reports(results_path, results_too=False))
+        return _unwritten(
+            results, "reports", results_path, exc, remove_reports(results_path, results_too=False)
+        )
     return RunEnd(results, reports)
 
 
-def _unwritten(results: dict[str, Any], what: str, results_path: Path, exc: OSError,
-               left: list[Path]) -> RunEnd:
+def _unwritten(
+    results: dict[str, Any], what: str, results_path: Path, exc: OSError, left: list[Path]
+) -> RunEnd:
     where = results_path if what == "results.json" else f"the reports beside {results_path}"
-    stale = (f"; {len(left)} file(s) of an earlier run could not be removed either "
-             f"(first: {left[0]}): they are not this run's" if left else "")
-    return RunEnd(results, None, what, f"nlp-gate: reports not written: cannot write {where} "
-                  f"({exc}); the verdict above is from this run's records in memory{stale}")
+    stale = (
+        f"; {len(left)} file(s) of an earlier run could not be removed either "
+        f"(first: {left[0]}): they are not this run's"
+        if left
+        else ""
+    )
+    return RunEnd(
+        results,
+        None,
+        what,
+        f"nlp-gate: reports not written: cannot write {where} "
+        f"({exc}); the verdict above is from this run's records in memory{stale}",
+    )
 
 
 def terminal_lines(reports: Reports, exitstatus: int | None = None) -> list[str]:
-    return summary_lines(reports.tables, verdict(reports.results, exitstatus), reports.where,
-                         reports.results.get("engine", []), reports.results.get("errors", []))
+    return summary_lines(
+        reports.tables,
+        verdict(reports.results, exitstatus),
+        reports.where,
+        reports.results.get("engine", []),
+        reports.results.get("errors", []),
+    )

@@ -33,14 +33,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["merge"]:
         return merge_main(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m nlp_gate.report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", type=Path, default=Path("reports/results.json"),
-                        help="results.json of a run (default: reports/results.json here)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="report folder (default: the folder of --results)")
-    parser.add_argument("--alluredir", type=Path, default=None,
-                        help="also write the Allure summary entry, environment and categories")
+    parser = argparse.ArgumentParser(
+        prog="python -m nlp_gate.report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path("reports/results.json"),
+        help="results.json of a run (default: reports/results.json here)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: the folder of --results)"
+    )
+    parser.add_argument(
+        "--alluredir",
+        type=Path,
+        default=None,
+        help="also write the Allure summary entry, environment and categories",
+    )
     args = parser.parse_args(argv)
     if not args.results.exists():
         parser.error(f"{args.results} not found; run the gate first (bash scripts/gate.sh)")
@@ -50,11 +62,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def merge_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nlp_gate.report merge",
-                                     description="merge the outputs of --nlp-shard runs")
+    parser = argparse.ArgumentParser(
+        prog="python -m nlp_gate.report merge", description="merge the outputs of --nlp-shard runs"
+    )
     parser.add_argument("shards", type=Path, nargs="+", help="each shard's results folder")
-    parser.add_argument("--out", type=Path, default=Path("reports"),
-                        help="where the merged results.json and reports go (default: reports)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("reports"),
+        help="where the merged results.json and reports go (default: reports)",
+    )
     args = parser.parse_args(argv)
     try:
         reports, status = merge(args.shards, args.out)

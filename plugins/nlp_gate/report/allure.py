@@ -34,15 +34,19 @@ CATEGORIES = Path(__file__).with_name("categories.json")
 
 def _property(text: str) -> str:
     """Escape for a Java .properties file (keys and values)."""
-    return (text.replace("\\", "\\\\").replace("\n", "\\n").replace("=", "\\=")
-            .replace(":", "\\:"))
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("=", "\\=").replace(":", "\\:")
 
 
 def environment(run: dict[str, Any]) -> dict[str, str]:
-    env = {"profile": str(run.get("profile")), "models_file": str(run.get("models_file")),
-           "seed": str(run.get("seed")), "sample": str(run.get("sample") or "all"),
-           "device": str(run.get("device")), "dtype": str(run.get("dtype")),
-           "thresholds_file": str(run.get("thresholds_file"))}
+    env = {
+        "profile": str(run.get("profile")),
+        "models_file": str(run.get("models_file")),
+        "seed": str(run.get("seed")),
+        "sample": str(run.get("sample") or "all"),
+        "device": str(run.get("device")),
+        "dtype": str(run.get("dtype")),
+        "thresholds_file": str(run.get("thresholds_file")),
+    }
     for m in run.get("models", []):
         revision = f"@{m['revision']}" if m.get("revision") else ""
         env[f"model.{m['dataset']}.{m['model']}"] = f"{m['model_id']}{revision}"
@@ -77,35 +81,49 @@ def _remove_old_summary(alluredir: Path) -> int | None:
     return min(starts, default=None)
 
 
-def summary_result(alluredir: Path, verdict: ReleaseVerdict, tables_html: str,
-                   attachments: list[tuple[str, Path]]) -> Path:
+def summary_result(
+    alluredir: Path, verdict: ReleaseVerdict, tables_html: str, attachments: list[tuple[str, Path]]
+) -> Path:
     """Write the summary result; ``attachments`` are (name, file) pairs (HTML, Markdown, PNG)."""
     run_start = _remove_old_summary(alluredir)
-    mimes = {".html": ("text/html", "html"), ".md": ("text/markdown", "md"),
-             ".png": ("image/png", "png"), ".csv": ("text/csv", "csv")}
+    mimes = {
+        ".html": ("text/html", "html"),
+        ".md": ("text/markdown", "md"),
+        ".png": ("image/png", "png"),
+        ".csv": ("text/csv", "csv"),
+    }
     files = [_attach(alluredir, "tables (HTML)", tables_html.encode(), "text/html", "html")]
-    files += [_attach(alluredir, name, path.read_bytes(), *mimes[path.suffix])
-              for name, path in attachments]
+    files += [
+        _attach(alluredir, name, path.read_bytes(), *mimes[path.suffix])
+        for name, path in attachments
+    ]
     now = int(time.time() * 1000)
     # Spanning the whole run puts the summary first in Allure's default (earliest) order.
     start = now if run_start is None else min(run_start - 1, now)
     history = hashlib.md5(SUMMARY_KEY.encode()).hexdigest()
     result = {
-        "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
+        "uuid": str(uuid.uuid4()),
+        "historyId": history,
+        "testCaseId": history,
         "fullName": SUMMARY_KEY,
         "name": f"{SUMMARY_NAME}: gate {'PASSED' if verdict.passed else 'FAILED'}",
         # The summary itself always renders; the verdict is in its name and description, so
         # it adds no failure of its own to the report's counts.
-        "status": "passed", "stage": "finished", "start": start, "stop": now,
+        "status": "passed",
+        "stage": "finished",
+        "start": start,
+        "stop": now,
         "description": verdict.line(),
         # Allure shows the description in a sandboxed frame with its own styles; a <style>
         # after the first element survives its sanitizer and keeps the wide tables compact.
         "descriptionHtml": f"<p><b>{verdict.line()}</b></p><style>{COMPACT_STYLE}</style>"
-                           f"{tables_html}",
-        "labels": [{"name": "epic", "value": "Summary"},
-                   {"name": "feature", "value": "Tables and plots"},
-                   {"name": "story", "value": SUMMARY_NAME},
-                   {"name": "suite", "value": "Summary"}],
+        f"{tables_html}",
+        "labels": [
+            {"name": "epic", "value": "Summary"},
+            {"name": "feature", "value": "Tables and plots"},
+            {"name": "story", "value": SUMMARY_NAME},
+            {"name": "suite", "value": "Summary"},
+        ],
         "attachments": files,
     }
     path = alluredir / f"{result['uuid']}-result.json"
@@ -113,12 +131,18 @@ def summary_result(alluredir: Path, verdict: ReleaseVerdict, tables_html: str,
     return path
 
 
-def write_allure_files(alluredir: Path, results: dict[str, Any], verdict: ReleaseVerdict,
-                       tables_html: str, attachments: list[tuple[str, Path]]) -> None:
+def write_allure_files(
+    alluredir: Path,
+    results: dict[str, Any],
+    verdict: ReleaseVerdict,
+    tables_html: str,
+    attachments: list[tuple[str, Path]],
+) -> None:
     alluredir.mkdir(parents=True, exist_ok=True)
     env = environment(results.get("run", {}))
     (alluredir / "environment.properties").write_text(
-        "".join(f"{_property(k)}={_property(v)}\n" for k, v in env.items()))
+        "".join(f"{_property(k)}={_property(v)}\n" for k, v in env.items())
+    )
     (alluredir / "categories.json").write_text(CATEGORIES.read_text())
     summary_result(alluredir, verdict, tables_html, attachments)
 

@@ -17,8 +17,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.config import ConfigurationError
 from nlp_gate.comparison_stats import rejudge
+from nlp_gate.config import ConfigurationError
 from nlp_gate.report import Reports, write_reports
 from nlp_gate.report.verdict import verdict
 from nlp_gate.results import ResultStore
@@ -35,7 +35,8 @@ def _load(folder: Path) -> dict[str, Any]:
     path = folder / "results.json"
     if not path.is_file():
         raise MergeError(f"{path} not found: is {folder} the --nlp-results folder of a shard?")
-    return json.loads(path.read_text())
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
 
 
 def check_shards(runs: dict[Path, dict[str, Any]]) -> list[str]:
@@ -53,20 +54,27 @@ def check_shards(runs: dict[Path, dict[str, Any]]) -> list[str]:
     if given != expected:
         missing = sorted(set(expected) - set(given), key=expected.index)
         repeated = sorted({g for g in given if given.count(g) > 1})
-        raise MergeError(f"shards {', '.join(given)} given; "
-                         + "; ".join([f"missing {', '.join(missing)}"] * bool(missing)
-                                     + [f"repeated {', '.join(repeated)}"] * bool(repeated)))
+        raise MergeError(
+            f"shards {', '.join(given)} given; "
+            + "; ".join(
+                [f"missing {', '.join(missing)}"] * bool(missing)
+                + [f"repeated {', '.join(repeated)}"] * bool(repeated)
+            )
+        )
     first = next(iter(runs.values()))["run"]
     for folder, results in runs.items():
         differing = [k for k in SAME if results["run"].get(k) != first.get(k)]
         if differing:
-            raise MergeError(f"{folder}/results.json is of another run than the first shard "
-                             f"(differs in: {', '.join(differing)})")
+            raise MergeError(
+                f"{folder}/results.json is of another run than the first shard "
+                f"(differs in: {', '.join(differing)})"
+            )
     return given
 
 
-def merged_results(runs: dict[Path, dict[str, Any]]) -> tuple[ResultStore, dict[str, Any],
-                                                               bool, int]:
+def merged_results(
+    runs: dict[Path, dict[str, Any]],
+) -> tuple[ResultStore, dict[str, Any], bool, int]:
     """(records by section, the run block, interrupted, exit status) of the whole run."""
     shards = check_shards(runs)
     store = ResultStore()

@@ -58,16 +58,22 @@ def capability_bars(suite: str, records: list[Record], run: Record, path: Path) 
     datasets, models = _datasets_and_models(records, run)
     rows = ordered_rows(suite, ((r["capability"], r["test"]) for r in records))
     capabilities = list(dict.fromkeys(row.capability for row in rows))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets) + 1, 4.2),
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(datasets), figsize=(4.2 * len(datasets) + 1, 4.2), sharey=True, squeeze=False
+    )
     width = 0.8 / len(models)
     for ax, dataset in zip(axes[0], datasets):
         for k, model in enumerate(models):
             means = []
             for capability in capabilities:
-                rates = [r["fail_rate"] for r in records if r["dataset"] == dataset
-                         and r["model"] == model and r["capability"] == capability
-                         and r["fail_rate"] is not None]
+                rates = [
+                    r["fail_rate"]
+                    for r in records
+                    if r["dataset"] == dataset
+                    and r["model"] == model
+                    and r["capability"] == capability
+                    and r["fail_rate"] is not None
+                ]
                 means.append(mean(rates) if rates else float("nan"))
             xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(capabilities))]
             ax.bar(xs, means, width, label=model, color=COLORS[k % len(COLORS)])
@@ -80,8 +86,7 @@ def capability_bars(suite: str, records: list[Record], run: Record, path: Path) 
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("mean fail rate over tests (%)")
     axes[0][-1].legend(title="model")
-    fig.suptitle(f"CheckList {suite}: mean fail rate per capability "
-                 "(lower is better; — no result)")
+    fig.suptitle(f"CheckList {suite}: mean fail rate per capability (lower is better; — no result)")
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -92,12 +97,18 @@ def per_test_dots(suite: str, records: list[Record], run: Record, path: Path) ->
     plt = _pyplot()
     datasets, models = _datasets_and_models(records, run)
     rows = ordered_rows(suite, ((r["capability"], r["test"]) for r in records))
-    labels = [_short(f"{row.capability}: {row.test}", 58) + ("" if row.seed_label else " †")
-              for row in rows]
+    labels = [
+        _short(f"{row.capability}: {row.test}", 58) + ("" if row.seed_label else " †")
+        for row in rows
+    ]
     rate = {(r["test"], r["dataset"], r["model"]): r["fail_rate"] for r in records}
-    fig, axes = plt.subplots(1, len(datasets), figsize=(3.2 * len(datasets) + 4.5,
-                                                        0.24 * len(rows) + 1.6),
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        1,
+        len(datasets),
+        figsize=(3.2 * len(datasets) + 4.5, 0.24 * len(rows) + 1.6),
+        sharey=True,
+        squeeze=False,
+    )
     ys = list(range(len(rows)))
     for ax, dataset in zip(axes[0], datasets):
         for y, row in zip(ys, rows):  # a thin line joins one test's models: the gap reads at once
@@ -105,11 +116,21 @@ def per_test_dots(suite: str, records: list[Record], run: Record, path: Path) ->
             if len(xs) > 1:
                 ax.plot([min(xs), max(xs)], [y, y], color="#bbb", lw=1, zorder=1)
         for k, model in enumerate(models):
-            points = [(v, y) for y, row in zip(ys, rows)
-                      if (v := rate.get((row.test, dataset, model))) is not None]
+            points = [
+                (v, y)
+                for y, row in zip(ys, rows)
+                if (v := rate.get((row.test, dataset, model))) is not None
+            ]
             marker, size = MARKERS[k % len(MARKERS)]
-            ax.scatter([p[0] for p in points], [p[1] for p in points], s=size, marker=marker,
-                       zorder=2 + k, color=COLORS[k % len(COLORS)], label=model)
+            ax.scatter(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                s=size,
+                marker=marker,
+                zorder=2 + k,
+                color=COLORS[k % len(COLORS)],
+                label=model,
+            )
         ax.set_title(dataset)
         ax.set_xlim(-3, 103)
         ax.set_xlabel("fail rate (%)")
@@ -137,8 +158,9 @@ CACHE_KEEP = 64  # cached figures kept (least recently used go first): a few MB
 
 def figure_digest(kind: str, records: list[Record], run: Record) -> str:
     """Everything a figure depends on: its data, the model order, the drawing code."""
-    h = hashlib.sha256(json.dumps([kind, records, run.get("models", [])], sort_keys=True,
-                                  default=str).encode())
+    h = hashlib.sha256(
+        json.dumps([kind, records, run.get("models", [])], sort_keys=True, default=str).encode()
+    )
     for module in (Path(__file__), Path(__file__).with_name("layout.py")):
         h.update(module.read_bytes())
     h.update(version("matplotlib").encode())
@@ -165,4 +187,3 @@ def write_plots(results: Record, out_dir: Path, cache_dir: Path | None = None) -
                 publish(cached, lambda f: f.write(path.read_bytes()), CACHE_KEEP)
             paths.append(path)
     return paths
-

@@ -36,8 +36,12 @@ def to_markdown(table: Table) -> str:
     columns, rows = display(table)
     header = [_md_escape(f"{c.group} {c.label}" if c.group else c.label) for c in columns]
     align = [":--" if c.stub else "--:" for c in columns]
-    lines = [f"### {table.title}", "", "| " + " | ".join(header) + " |",
-             "| " + " | ".join(align) + " |"]
+    lines = [
+        f"### {table.title}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(align) + " |",
+    ]
     for row in rows:
         texts = [_md_escape(c.shown) for c in row]
         texts = [f"**{t}**" if c.bold else t for t, c in zip(texts, row)]
@@ -77,8 +81,9 @@ def to_html(table: Table) -> str:
             top.append(f'<th colspan="{span}">{esc(c.group)}</th>')
             i += span
         head.append("<tr>" + "".join(top) + "</tr>")
-        head.append("<tr>" + "".join(f"<th>{esc(c.label)}</th>" for c in columns if c.group)
-                    + "</tr>")
+        head.append(
+            "<tr>" + "".join(f"<th>{esc(c.label)}</th>" for c in columns if c.group) + "</tr>"
+        )
     else:
         head.append("<tr>" + "".join(f"<th>{esc(c.label)}</th>" for c in columns) + "</tr>")
     body = []
@@ -89,9 +94,11 @@ def to_html(table: Table) -> str:
             cells.append(f'<td class="{"stub" if column.stub else "num"}">{text}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in table.notes)
-    return (f'<table class="nlp-gate" id="{esc(table.name)}"><caption>{esc(table.title)}'
-            f'</caption><thead>{"".join(head)}</thead><tbody>{"".join(body)}</tbody></table>'
-            f"{notes}\n")
+    return (
+        f'<table class="nlp-gate" id="{esc(table.name)}"><caption>{esc(table.title)}'
+        f"</caption><thead>{''.join(head)}</thead><tbody>{''.join(body)}</tbody></table>"
+        f"{notes}\n"
+    )
 
 
 STYLE = """
@@ -118,6 +125,8 @@ img.plot { max-width: 100%; }
 
 
 def html_page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
-            f"<body><h1>{html.escape(title)}</h1>\n{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>\n{body}</body></html>\n"
+    )

@@ -22,24 +22,33 @@ def _cut(cell: Cell, width: int) -> str:
 
 def table_lines(table: Table) -> list[str]:
     columns, rows = display(table)
-    texts = [[_cut(c, LABEL_WIDTH) if col.stub else c.shown + ("*" if c.bold else " ")
-              for col, c in zip(columns, row)] for row in rows]
+    texts = [
+        [
+            _cut(c, LABEL_WIDTH) if col.stub else c.shown + ("*" if c.bold else " ")
+            for col, c in zip(columns, row)
+        ]
+        for row in rows
+    ]
     widths = [max([len(col.label)] + [len(r[i]) for r in texts]) for i, col in enumerate(columns)]
     # Group header (datasets) over their model columns; stub columns get no group.
     groups: list[str] = []
     i = 0
     while i < len(columns):
         span = 1
-        while (i + span < len(columns) and columns[i].group
-               and columns[i + span].group == columns[i].group):
+        while (
+            i + span < len(columns)
+            and columns[i].group
+            and columns[i + span].group == columns[i].group
+        ):
             span += 1
-        width = sum(widths[i:i + span]) + 2 * (span - 1)
+        width = sum(widths[i : i + span]) + 2 * (span - 1)
         groups.append(columns[i].group.center(width) if columns[i].group else " " * width)
         i += span
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if col.stub else c.rjust(w)
-                         for c, w, col in zip(cells, widths, columns)).rstrip()
+        return "  ".join(
+            c.ljust(w) if col.stub else c.rjust(w) for c, w, col in zip(cells, widths, columns)
+        ).rstrip()
 
     out = [table.title]
     if any(c.group for c in columns):
@@ -58,13 +67,19 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
         return sum(int(r.get(field, 0)) for r in engine)
 
     models = len({(r["dataset"], r["model"]) for r in engine})
-    counts = (f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
-              f"passes, {total('checklist_cache_hits')} cache hits, "
-              f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
-              f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
-              f"({models} models)")
-    return [counts, *cold_prediction_lines(engine), *truncation_lines(engine),
-            *run_only_lines(engine)]
+    counts = (
+        f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
+        f"passes, {total('checklist_cache_hits')} cache hits, "
+        f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
+        f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
+        f"({models} models)"
+    )
+    return [
+        counts,
+        *cold_prediction_lines(engine),
+        *truncation_lines(engine),
+        *run_only_lines(engine),
+    ]
 
 
 def cold_prediction_lines(engine: list[dict[str, Any]]) -> list[str]:
@@ -77,19 +92,26 @@ def cold_prediction_lines(engine: list[dict[str, Any]]) -> list[str]:
         name = f"{r['dataset']}/{r['model']}"
         inputs, seconds = spent.get(name, (0, 0.0))
         spent[name] = (inputs + int(r["forward_passes"]), seconds + float(r["forward_seconds"]))
-    return [f"cold predictions: {name}: {inputs} inputs in {seconds:.1f}s"
-            + (f" ({inputs / seconds:.0f} inputs/s)" if seconds > 0 else "")
-            for name, (inputs, seconds) in spent.items() if inputs]
+    return [
+        f"cold predictions: {name}: {inputs} inputs in {seconds:.1f}s"
+        + (f" ({inputs / seconds:.0f} inputs/s)" if seconds > 0 else "")
+        for name, (inputs, seconds) in spent.items()
+        if inputs
+    ]
 
 
 def run_only_lines(engine: list[dict[str, Any]]) -> list[str]:
     """Function models whose answers this run could not store: no declared fingerprint."""
-    shown = dict.fromkeys(f"{r['dataset']}/{r['model']} "
-                          f"({str(r.get('model_id', '')).removeprefix('predict:')})"
-                          for r in engine if r.get("fingerprint_source") == "none")
-    return [f"nlp-gate: {name} has no declared fingerprint: predictions memoised for this run "
-            "only; declare one (models file fingerprint:, or --nlp-model ...@v3) to reuse them"
-            for name in shown]
+    shown = dict.fromkeys(
+        f"{r['dataset']}/{r['model']} ({str(r.get('model_id', '')).removeprefix('predict:')})"
+        for r in engine
+        if r.get("fingerprint_source") == "none"
+    )
+    return [
+        f"nlp-gate: {name} has no declared fingerprint: predictions memoised for this run "
+        "only; declare one (models file fingerprint:, or --nlp-model ...@v3) to reuse them"
+        for name in shown
+    ]
 
 
 def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
@@ -105,8 +127,10 @@ def truncation_lines(engine: list[dict[str, Any]]) -> list[str]:
     shown = [f"{name} {n} (at {limit[name]} tokens)" for name, n in cut.items() if n]
     if not shown:
         return []
-    return ["inputs longer than the model's maximum length, truncated to it (of those "
-            "forwarded this run): " + ", ".join(shown)]
+    return [
+        "inputs longer than the model's maximum length, truncated to it (of those "
+        "forwarded this run): " + ", ".join(shown)
+    ]
 
 
 def error_lines(errors: list[dict[str, Any]]) -> list[str]:
@@ -114,23 +138,34 @@ def error_lines(errors: list[dict[str, Any]]) -> list[str]:
     own summary lists each item)."""
     causes: dict[tuple[str, str], int] = {}
     for e in errors:
-        key = (", ".join(e["models"]) or "(no model)", (e["message"].strip().splitlines() or [""])[0])
+        key = (
+            ", ".join(e["models"]) or "(no model)",
+            (e["message"].strip().splitlines() or [""])[0],
+        )
         causes[key] = causes.get(key, 0) + 1
-    return [f"errored without a gate verdict: {n} item{'s' * (n > 1)} of {models}: {cause}"
-            for (models, cause), n in causes.items()]
+    return [
+        f"errored without a gate verdict: {n} item{'s' * (n > 1)} of {models}: {cause}"
+        for (models, cause), n in causes.items()
+    ]
 
 
-def summary_lines(tables: list[Table], verdict: ReleaseVerdict, where: dict[str, Path],
-                  engine: list[dict[str, Any]] | None = None,
-                  errors: list[dict[str, Any]] | None = None) -> list[str]:
+def summary_lines(
+    tables: list[Table],
+    verdict: ReleaseVerdict,
+    where: dict[str, Path],
+    engine: list[dict[str, Any]] | None = None,
+    errors: list[dict[str, Any]] | None = None,
+) -> list[str]:
     lines: list[str] = []
     for table in tables:
         if table.name in TERMINAL_TABLES:
             lines += table_lines(table) + [""]
     if lines:
-        lines.append("* lower fail rate of a dataset's models (attacks: the more robust); "
-                     "— no result (not selected, or errored); n/a every case filtered out; "
-                     "† not in the seed's table")
+        lines.append(
+            "* lower fail rate of a dataset's models (attacks: the more robust); "
+            "— no result (not selected, or errored); n/a every case filtered out; "
+            "† not in the seed's table"
+        )
     lines += engine_lines(engine or [])
     lines += error_lines(errors or [])
     lines.append(verdict.line())

@@ -41,28 +41,39 @@ class ReleaseVerdict:
         return self.failed == 0 and not self.problems and not self.exitstatus
 
     def line(self) -> str:
-        parts = [f"{failed} of {n} {SECTIONS[s]} items over their gate"
-                 for s, (n, failed) in self.counts.items() if n]
+        parts = [
+            f"{failed} of {n} {SECTIONS[s]} items over their gate"
+            for s, (n, failed) in self.counts.items()
+            if n
+        ]
         attacks = self.counts.get("attacks", (0, 0))[0]
         if attacks:
             # A skipped attack passes no gate: say how many attacked anything at all.
             parts.append(f"{self.attacks_ran} of {attacks} attack items ran")
         if self.errored:
-            parts.append(f"{self.errored} item{'s' * (self.errored > 1)} errored without a "
-                         "gate verdict (results.json errors), counted as failed")
+            parts.append(
+                f"{self.errored} item{'s' * (self.errored > 1)} errored without a "
+                "gate verdict (results.json errors), counted as failed"
+            )
         if self.lost:
-            parts.append(f"{self.lost} item{'s' * (self.lost > 1)} lost with a crashed "
-                         "worker, counted as failed")
+            parts.append(
+                f"{self.lost} item{'s' * (self.lost > 1)} lost with a crashed "
+                "worker, counted as failed"
+            )
         if self.recovered:
             many = self.recovered > 1
             crashes = "the crashes as errors" if many else "the crash as an error"
-            parts.append(f"{self.recovered} item{'s' * many} ran again after a worker crash, "
-                         f"counted once by {'their' if many else 'its'} outcome (pytest's "
-                         f"summary also counts {crashes})")
+            parts.append(
+                f"{self.recovered} item{'s' * many} ran again after a worker crash, "
+                f"counted once by {'their' if many else 'its'} outcome (pytest's "
+                f"summary also counts {crashes})"
+            )
         status = "PASSED" if self.passed else "FAILED"
         detail = "; ".join(parts + self.problems) or (
-            f"no results in this run ({self.no_results})" if self.no_results
-            else "no gated items ran")
+            f"no results in this run ({self.no_results})"
+            if self.no_results
+            else "no gated items ran"
+        )
         if self.exitstatus and not self.failed and not self.problems:
             detail += f"; pytest exit status {self.exitstatus} (errors outside the gates)"
         return f"release gate {status}: {detail}"
@@ -70,23 +81,33 @@ class ReleaseVerdict:
 
 def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVerdict:
     # passed None (a skipped attack, an ungated record) is not a gate failure.
-    counts = {s: (len(results.get(s, [])),
-                  sum(r.get("passed") is False for r in results.get(s, [])))
-              for s in SECTIONS}
+    counts = {
+        s: (len(results.get(s, [])), sum(r.get("passed") is False for r in results.get(s, [])))
+        for s in SECTIONS
+    }
     attacks = results.get("attacks", [])
     ran = sum(r.get("status") == "ran" for r in attacks)
-    return ReleaseVerdict(counts, exitstatus, ran, _run_gate_problems(results, ran),
-                          len(results.get("lost", [])), len(results.get("recovered", [])),
-                          errored=len(results.get("errors", [])),
-                          no_results=results.get("no_results"))
+    return ReleaseVerdict(
+        counts,
+        exitstatus,
+        ran,
+        _run_gate_problems(results, ran),
+        len(results.get("lost", [])),
+        len(results.get("recovered", [])),
+        errored=len(results.get("errors", [])),
+        no_results=results.get("no_results"),
+    )
 
 
 def _run_gate_problems(results: dict[str, Any], ran: int) -> list[str]:
     refused = results.get("refused")
     if refused:  # nothing ran: the start-up message is the whole story
         return [f"no results in this run (refused at start-up: {refused.splitlines()[0]})"]
-    interrupted = ["run interrupted: only the items that finished are recorded"
-                   ] if results.get("interrupted") else []
+    interrupted = (
+        ["run interrupted: only the items that finished are recorded"]
+        if results.get("interrupted")
+        else []
+    )
     return interrupted + _min_ran_problems(results, ran)
 
 
@@ -98,5 +119,9 @@ def _min_ran_problems(results: dict[str, Any], ran: int) -> list[str]:
     needed = min(required, selected)  # a narrower selection must run all it selected
     if ran >= needed:
         return []
-    return [(f"only {ran} attack items ran, {needed} required (thresholds.yaml "
-             f"attacks.min_ran: {required}; the skipped items name what is missing)")]
+    return [
+        (
+            f"only {ran} attack items ran, {needed} required (thresholds.yaml "
+            f"attacks.min_ran: {required}; the skipped items name what is missing)"
+        )
+    ]

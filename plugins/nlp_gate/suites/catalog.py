@@ -42,10 +42,13 @@ class SuiteCatalog:
         """The verified tarball; raises ``SuiteUnavailable`` with what to do when absent."""
         if suite not in self._tarballs:
             self._tarballs[suite] = checklist_release.locate(
-                suite, self.search_dirs, cache_dir=self.cache_dir / "checklist-release",
+                suite,
+                self.search_dirs,
+                cache_dir=self.cache_dir / "checklist-release",
                 download=self.download,
                 download_hint="run the gate with --nlp-download, or point --nlp-suite-dir at "
-                              "a folder holding it")
+                "a folder holding it",
+            )
         return self._tarballs[suite]
 
     def sha256(self, suite: str) -> str:
@@ -57,7 +60,11 @@ class SuiteCatalog:
         return self._indexes[suite]
 
     def _load_index(self, suite: str) -> list[TestInfo]:
-        path = self.cache_dir / "checklist-index" / f"{suite}-{self.sha256(suite)[:16]}-v{INDEX_VERSION}.json"
+        path = (
+            self.cache_dir
+            / "checklist-index"
+            / f"{suite}-{self.sha256(suite)[:16]}-v{INDEX_VERSION}.json"
+        )
         self.tarball(suite)  # verify presence and checksum even when the index is cached
         if path.exists():
             return [TestInfo(**t) for t in json.loads(path.read_text())]

@@ -74,6 +74,7 @@ def rebuild(test: str, record: Any) -> ExpectFn:
 
 # --- CheckList's own functions, as pickled (sha256 of co_code) --------------------------------
 
+
 @dataclass(frozen=True)
 class _Library:
     code_name: str
@@ -83,22 +84,36 @@ class _Library:
 
 _EXPECT_PY = "checklist/expect.py"
 _LIBRARY = {
-    "testcase": _Library("expect", ("fn",),
-                         "e1b569f33ac0ff8f789457da6f997bbe6ca0a1a0eaf0728bc8066b939b33715a"),
-    "single": _Library("expect_fn", ("fn",),
-                       "2853c0519f1c4fb7f81e74b234ce7d9beabb9f5ea92db273195654f13b89e477"),
-    "pairwise": _Library("expect_fn", ("fn",),
-                         "15ded7dd8c50c3bb7ea83a0d04c616fb71ab9ca5168bf6cfb99b71dfa24f74f1"),
-    "eq": _Library("ret_fn", ("val",),
-                   "2ee108c3ecc92f32203f99e01e18436ed54bb2e81741cd399532bb058d59ba79"),
-    "inv": _Library("expect", ("tolerance",),
-                    "05cdb11935d85f24ab9e0046d632d64a1da9d3220dbdc8e75dcb7f9fbf38c30d"),
-    "monotonic": _Library("expect", ("increasing", "keep_label", "tolerance"),
-                          "92f8dad42e70e2815750f7d7008f285850f8c585c889ac77428172a26435bff1"),
-    "wrap_slice": _Library("wrapped", ("agg_fn", "expect_fn", "slice_fn"),
-                           "c35a92f3c4db2475a9bebb8e3dbd3ca2bb24883c870c20af5742609b60cda42c"),
-    "slice_orig": _Library("<lambda>", ("slice_fn",),
-                           "bb6daeb035bceeee8c2ebea99932ef4204e4dc7a40d12627b54b56dbdb8765ed"),
+    "testcase": _Library(
+        "expect", ("fn",), "e1b569f33ac0ff8f789457da6f997bbe6ca0a1a0eaf0728bc8066b939b33715a"
+    ),
+    "single": _Library(
+        "expect_fn", ("fn",), "2853c0519f1c4fb7f81e74b234ce7d9beabb9f5ea92db273195654f13b89e477"
+    ),
+    "pairwise": _Library(
+        "expect_fn", ("fn",), "15ded7dd8c50c3bb7ea83a0d04c616fb71ab9ca5168bf6cfb99b71dfa24f74f1"
+    ),
+    "eq": _Library(
+        "ret_fn", ("val",), "2ee108c3ecc92f32203f99e01e18436ed54bb2e81741cd399532bb058d59ba79"
+    ),
+    "inv": _Library(
+        "expect", ("tolerance",), "05cdb11935d85f24ab9e0046d632d64a1da9d3220dbdc8e75dcb7f9fbf38c30d"
+    ),
+    "monotonic": _Library(
+        "expect",
+        ("increasing", "keep_label", "tolerance"),
+        "92f8dad42e70e2815750f7d7008f285850f8c585c889ac77428172a26435bff1",
+    ),
+    "wrap_slice": _Library(
+        "wrapped",
+        ("agg_fn", "expect_fn", "slice_fn"),
+        "c35a92f3c4db2475a9bebb8e3dbd3ca2bb24883c870c20af5742609b60cda42c",
+    ),
+    "slice_orig": _Library(
+        "<lambda>",
+        ("slice_fn",),
+        "bb6daeb035bceeee8c2ebea99932ef4204e4dc7a40d12627b54b56dbdb8765ed",
+    ),
 }
 
 
@@ -108,12 +123,17 @@ def _library_role(record: Any) -> str | None:
         return None
     for role, lib in _LIBRARY.items():
         code = record.code
-        if (code.name, code.freevars, code.code_sha256) == (lib.code_name, lib.freevars, lib.code_sha256):
+        if (code.name, code.freevars, code.code_sha256) == (
+            lib.code_name,
+            lib.freevars,
+            lib.code_sha256,
+        ):
             return role
     return "unknown"  # from checklist/expect.py but not code we have read: refuse
 
 
 # --- Functions the suite authors wrote (identified by name + bytecode) -----------------------
+
 
 @dataclass(frozen=True)
 class _Custom:
@@ -124,26 +144,48 @@ class _Custom:
     names: tuple[str, ...]  # globals/attributes the code uses
 
 
-_CUSTOM_PRED_NE_PAIR = _Custom(  # sentiment, intensifiers/reducers: lambda pred, *args, **kwargs: pred != 1
-    "<lambda>", "b94ec5b336baf078f90da42f7b31fbce0947d089052485ee6ddcb0ff878d09a3", 1, 79, ())
+_CUSTOM_PRED_NE_PAIR = (
+    _Custom(  # sentiment, intensifiers/reducers: lambda pred, *args, **kwargs: pred != 1
+        "<lambda>", "b94ec5b336baf078f90da42f7b31fbce0947d089052485ee6ddcb0ff878d09a3", 1, 79, ()
+    )
+)
 _CUSTOM_PRED_NE_SINGLE = _Custom(  # sentiment, "not negative": lambda x, pred, *args: pred != 0
-    "<lambda>", "9fce4aefd36c17efcc225e95ac6fc717dc7406035d517f970fc781d875dc8fc0", 2, 71, ())
+    "<lambda>", "9fce4aefd36c17efcc225e95ac6fc717dc7406035d517f970fc781d875dc8fc0", 2, 71, ()
+)
 _CUSTOM_QA_NO = _Custom(  # sentiment, "Q & A: no"
-    "<lambda>", "f21b97533c911581e3122445b74b7334fd88727a2717a528cc7e8b21a456acb7", 5, 67, ())
+    "<lambda>", "f21b97533c911581e3122445b74b7334fd88727a2717a528cc7e8b21a456acb7", 5, 67, ()
+)
 _CUSTOM_ORIG_EQ = _Custom(  # qqp, slice_orig: lambda orig, *args: orig == 1
-    "<lambda>", "69587e73fc5101d1f27722ef60d8d2044a6d0219a35bdcd80ddab43500d8a04d", 1, 71, ())
+    "<lambda>", "69587e73fc5101d1f27722ef60d8d2044a6d0219a35bdcd80ddab43500d8a04d", 1, 71, ()
+)
 _CUSTOM_DIFF_UP = _Custom(
-    "diff_up", "9b9de28effabdf3b7d88717804aeccb7475e87b64793dfecef4a7f13fdd404a4", 6, 67,
-    ("positive_change",))
+    "diff_up",
+    "9b9de28effabdf3b7d88717804aeccb7475e87b64793dfecef4a7f13fdd404a4",
+    6,
+    67,
+    ("positive_change",),
+)
 _CUSTOM_DIFF_DOWN = _Custom(
-    "diff_down", "9ef54857166c92b81d67dc6872695fcd06d61ff3b8383fe337c5216888123d16", 6, 67,
-    ("positive_change",))
+    "diff_down",
+    "9ef54857166c92b81d67dc6872695fcd06d61ff3b8383fe337c5216888123d16",
+    6,
+    67,
+    ("positive_change",),
+)
 _CUSTOM_POSITIVE_CHANGE = _Custom(
-    "positive_change", "68c7bde3425c3f1e3c394eed6aba7c584023eb4df4e42e556059205b4d771612", 2, 67,
-    ("type", "np", "array", "ndarray", "shape", "Exception"))
+    "positive_change",
+    "68c7bde3425c3f1e3c394eed6aba7c584023eb4df4e42e556059205b4d771612",
+    2,
+    67,
+    ("type", "np", "array", "ndarray", "shape", "Exception"),
+)
 _CUSTOM_EXPECT_TRIPLET = _Custom(
-    "expect_triplet", "0a14848432d6d0c8e0146240fdd6be0a2ce0aefe6a5a71eabc7b4ab45774b33a", 5, 67,
-    ("np", "array"))
+    "expect_triplet",
+    "0a14848432d6d0c8e0146240fdd6be0a2ce0aefe6a5a71eabc7b4ab45774b33a",
+    5,
+    67,
+    ("np", "array"),
+)
 _TRIPLET_CONSTS = (None, 0, 1, 2, 3, True, -3, -2, -1, -3, -2, -1)
 
 
@@ -168,8 +210,11 @@ class _Decoder:
             return self._testcase(record.cell("fn"))
         if role == "wrap_slice":
             return self._wrap_slice(record)
-        raise self.fail(record, "not a known test-level expectation "
-                                "(Expect.testcase/single/pairwise/eq/inv/monotonic/slice_*)")
+        raise self.fail(
+            record,
+            "not a known test-level expectation "
+            "(Expect.testcase/single/pairwise/eq/inv/monotonic/slice_*)",
+        )
 
     def _testcase(self, inner: Any) -> tuple[ExpectFn, str]:
         role = _library_role(inner)
@@ -189,9 +234,11 @@ class _Decoder:
             if leaf_role == "monotonic":
                 c = leaf.cells()
                 label, increasing, tolerance = c["keep_label"], c["increasing"], c["tolerance"]
-                return (Expect.monotonic(label=label, increasing=increasing, tolerance=tolerance),
-                        f"Expect.monotonic(label={label!r}, increasing={increasing!r}, "
-                        f"tolerance={tolerance!r})")
+                return (
+                    Expect.monotonic(label=label, increasing=increasing, tolerance=tolerance),
+                    f"Expect.monotonic(label={label!r}, increasing={increasing!r}, "
+                    f"tolerance={tolerance!r})",
+                )
             fn, desc = self.custom(leaf)
             return Expect.pairwise(fn), f"Expect.pairwise({desc})"
         if role is None:
@@ -213,19 +260,27 @@ class _Decoder:
             leaf = inner.cell("fn")
             if _library_role(leaf) == "slice_orig":
                 fn, desc = self.custom(leaf.cell("slice_fn"))
-                return (Expect.slice_orig(expect_fn, fn, agg_fn=agg_fn),
-                        f"Expect.slice_orig({expect_desc}, {desc}, agg_fn={agg_fn!r})")
+                return (
+                    Expect.slice_orig(expect_fn, fn, agg_fn=agg_fn),
+                    f"Expect.slice_orig({expect_desc}, {desc}, agg_fn={agg_fn!r})",
+                )
             fn, desc = self.custom(leaf)
-            return (Expect.slice_pairwise(expect_fn, fn, agg_fn=agg_fn),
-                    f"Expect.slice_pairwise({expect_desc}, {desc}, agg_fn={agg_fn!r})")
+            return (
+                Expect.slice_pairwise(expect_fn, fn, agg_fn=agg_fn),
+                f"Expect.slice_pairwise({expect_desc}, {desc}, agg_fn={agg_fn!r})",
+            )
         if role == "single":
             fn, desc = self.custom(inner.cell("fn"))
-            return (Expect.slice_single(expect_fn, fn, agg_fn=agg_fn),
-                    f"Expect.slice_single({expect_desc}, {desc}, agg_fn={agg_fn!r})")
+            return (
+                Expect.slice_single(expect_fn, fn, agg_fn=agg_fn),
+                f"Expect.slice_single({expect_desc}, {desc}, agg_fn={agg_fn!r})",
+            )
         if role is None:
             fn, desc = self.custom(inner)
-            return (Expect.slice_testcase(expect_fn, fn, agg_fn=agg_fn),
-                    f"Expect.slice_testcase({expect_desc}, {desc}, agg_fn={agg_fn!r})")
+            return (
+                Expect.slice_testcase(expect_fn, fn, agg_fn=agg_fn),
+                f"Expect.slice_testcase({expect_desc}, {desc}, agg_fn={agg_fn!r})",
+            )
         raise self.fail(inner, "CheckList function in an unexpected place inside a slice")
 
     # Suite authors' functions.
@@ -235,12 +290,19 @@ class _Decoder:
         code = record.code
         for spec, build in _CUSTOM_BUILDERS:
             if (code.name, code.code_sha256) == (spec.code_name, spec.code_sha256):
-                self.require(record, (code.argcount, code.flags, code.names)
-                             == (spec.argcount, spec.flags, spec.names), "signature/names")
+                self.require(
+                    record,
+                    (code.argcount, code.flags, code.names)
+                    == (spec.argcount, spec.flags, spec.names),
+                    "signature/names",
+                )
                 return build(self, record)
-        raise self.fail(record, f"unknown function from {code.filename!r} "
-                                f"(bytecode sha256 {code.code_sha256[:16]}...); "
-                                "add an equivalent to nlp_gate/suites/expectations.py")
+        raise self.fail(
+            record,
+            f"unknown function from {code.filename!r} "
+            f"(bytecode sha256 {code.code_sha256[:16]}...); "
+            "add an equivalent to nlp_gate/suites/expectations.py",
+        )
 
     def const(self, record: FunctionRecord, index: int, kind: type) -> Any:
         value = record.code.consts[index] if index < len(record.code.consts) else None
@@ -252,6 +314,7 @@ class _Decoder:
 
         def keep_if_orig_not(pred: Any, *args: Any, **kwargs: Any) -> Any:
             return pred != neutral  # as a pairwise fn, ``pred`` is the original prediction
+
         return keep_if_orig_not, f"lambda pred, *args, **kwargs: pred != {neutral!r}"
 
     def build_pred_ne_single(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
@@ -259,6 +322,7 @@ class _Decoder:
 
         def not_label(x: Any, pred: Any, *args: Any) -> Any:
             return pred != label
+
         return not_label, f"lambda x, pred, *args: pred != {label!r}"
 
     def build_qa_no(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
@@ -266,14 +330,18 @@ class _Decoder:
 
         def qa_no(x: Any, pred: Any, _: Any, label: Any, _2: Any) -> Any:
             return pred != excluded if label == special else pred == label
-        return qa_no, (f"lambda x, pred, _, label, _2: pred != {excluded!r} "
-                       f"if label == {special!r} else pred == label")
+
+        return qa_no, (
+            f"lambda x, pred, _, label, _2: pred != {excluded!r} "
+            f"if label == {special!r} else pred == label"
+        )
 
     def build_orig_eq(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
         label = self.const(record, 1, int)
 
         def orig_is(orig: Any, *args: Any) -> Any:
             return orig == label
+
         return orig_is, f"lambda orig, *args: orig == {label!r}"
 
     def build_positive_change(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
@@ -286,44 +354,70 @@ class _Decoder:
                 raise Exception(message)
             # same evaluation order as the original, so floats match bit for bit
             return orig_conf[neg] - conf[neg] + conf[pos] - orig_conf[pos]
+
         return positive_change, "positive_change"
 
     def _change_fn(self, record: FunctionRecord) -> tuple[Callable[..., Any], float]:
         tolerance = self.const(record, 1, float)
-        self.require(record, record.code.consts[2:] == (0, True)
-                     and [type(c) for c in record.code.consts[2:]] == [int, bool], "co_consts")
+        self.require(
+            record,
+            record.code.consts[2:] == (0, True)
+            and [type(c) for c in record.code.consts[2:]] == [int, bool],
+            "co_consts",
+        )
         change_rec = record.globals.get("positive_change")
-        self.require(record, isinstance(change_rec, FunctionRecord)
-                     and change_rec.code.name == "positive_change", "global positive_change")
+        self.require(
+            record,
+            isinstance(change_rec, FunctionRecord) and change_rec.code.name == "positive_change",
+            "global positive_change",
+        )
         change_fn, _ = self.custom(change_rec)
         return change_fn, tolerance
 
     def build_diff_up(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
         positive_change, tolerance = self._change_fn(record)
 
-        def diff_up(orig_pred: Any, pred: Any, orig_conf: Any, conf: Any,
-                    labels: Any = None, meta: Any = None) -> Any:
+        def diff_up(
+            orig_pred: Any,
+            pred: Any,
+            orig_conf: Any,
+            conf: Any,
+            labels: Any = None,
+            meta: Any = None,
+        ) -> Any:
             change = positive_change(orig_conf, conf)
             if change + tolerance >= 0:
                 return True
             return change + tolerance
+
         return diff_up, f"diff_up(tolerance={tolerance!r})"
 
     def build_diff_down(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
         positive_change, tolerance = self._change_fn(record)
 
-        def diff_down(orig_pred: Any, pred: Any, orig_conf: Any, conf: Any,
-                      labels: Any = None, meta: Any = None) -> Any:
+        def diff_down(
+            orig_pred: Any,
+            pred: Any,
+            orig_conf: Any,
+            conf: Any,
+            labels: Any = None,
+            meta: Any = None,
+        ) -> Any:
             change = positive_change(orig_conf, conf)
             if change - tolerance <= 0:
                 return True
             return -(change - tolerance)
+
         return diff_down, f"diff_down(tolerance={tolerance!r})"
 
     def build_expect_triplet(self, record: FunctionRecord) -> tuple[Callable[..., Any], str]:
         consts = record.code.consts
-        self.require(record, consts == _TRIPLET_CONSTS
-                     and [type(c) for c in consts] == [type(c) for c in _TRIPLET_CONSTS], "co_consts")
+        self.require(
+            record,
+            consts == _TRIPLET_CONSTS
+            and [type(c) for c in consts] == [type(c) for c in _TRIPLET_CONSTS],
+            "co_consts",
+        )
         self.require(record, record.defaults == (None,), "defaults")
 
         def expect_triplet(xs: Any, preds: Any, confs: Any, labels: Any, meta: Any = None) -> Any:
@@ -339,11 +433,13 @@ class _Decoder:
                     return np.array([-3, -2, -1])
                 return np.array([True, True, True])
             return None
+
         return expect_triplet, "expect_triplet"
 
 
-_CUSTOM_BUILDERS: tuple[tuple[_Custom, Callable[[_Decoder, FunctionRecord],
-                                                tuple[Callable[..., Any], str]]], ...] = (
+_CUSTOM_BUILDERS: tuple[
+    tuple[_Custom, Callable[[_Decoder, FunctionRecord], tuple[Callable[..., Any], str]]], ...
+] = (
     (_CUSTOM_PRED_NE_PAIR, _Decoder.build_pred_ne_pair),
     (_CUSTOM_PRED_NE_SINGLE, _Decoder.build_pred_ne_single),
     (_CUSTOM_QA_NO, _Decoder.build_qa_no),

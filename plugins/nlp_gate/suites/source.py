@@ -36,13 +36,17 @@ class ReleaseSuite:
 
 RELEASE_SUITES: dict[str, ReleaseSuite] = {
     "sentiment": ReleaseSuite(
-        "sentiment", "sentiment_suite.pkl",
+        "sentiment",
+        "sentiment_suite.pkl",
         "d546320bd859e04fc3eb5f11b62ca96d7b19b29010b8925843cbfb8722091111",
-        _RELEASE_URL.format(file="sentiment_suite.tar.gz")),
+        _RELEASE_URL.format(file="sentiment_suite.tar.gz"),
+    ),
     "qqp": ReleaseSuite(
-        "qqp", "qqp_suite.pkl",
+        "qqp",
+        "qqp_suite.pkl",
         "60836d96a7f64b8006b78134a75f6664677a90318b0830768d971dbde35e64c4",
-        _RELEASE_URL.format(file="qqp_suite.tar.gz")),
+        _RELEASE_URL.format(file="qqp_suite.tar.gz"),
+    ),
 }
 
 
@@ -65,7 +69,9 @@ def release_suite(name: str) -> ReleaseSuite:
     try:
         return RELEASE_SUITES[name]
     except KeyError:
-        raise ValueError(f"unknown CheckList release suite {name!r}; known: {SUITE_NAMES}") from None
+        raise ValueError(
+            f"unknown CheckList release suite {name!r}; known: {SUITE_NAMES}"
+        ) from None
 
 
 def file_sha256(path: Path) -> str:
@@ -80,13 +86,19 @@ def verify(suite: ReleaseSuite, path: Path) -> Path:
         raise SuiteUnavailable(
             f"{path} has sha256 {actual}, expected {suite.sha256} for CheckList's released "
             f"{suite.name} suite (corrupt, truncated or a different release). Delete it and "
-            f"fetch the original: {_fetch_command(suite, path.parent)}")
+            f"fetch the original: {_fetch_command(suite, path.parent)}"
+        )
     return path
 
 
-def locate(name: str, search_dirs: Sequence[Path], cache_dir: Path | None = None,
-           download: bool = False, *,
-           download_hint: str = "run the gate with --nlp-download (locate(..., download=True))") -> Path:
+def locate(
+    name: str,
+    search_dirs: Sequence[Path],
+    cache_dir: Path | None = None,
+    download: bool = False,
+    *,
+    download_hint: str = "run the gate with --nlp-download (locate(..., download=True))",
+) -> Path:
     """The verified tarball of suite ``name``.
 
     Looks for ``<name>_suite.tar.gz`` in ``search_dirs`` then ``cache_dir``; the first file
@@ -104,15 +116,22 @@ def locate(name: str, search_dirs: Sequence[Path], cache_dir: Path | None = None
     if download and cache_dir is not None:
         return _download(suite, Path(cache_dir))
     looked = "\n".join(f"  - {p}" for p in candidates) or "  (no directories given)"
-    target = Path(cache_dir) if cache_dir is not None else (
-        Path(search_dirs[0]) if search_dirs else default_cache_dir())
-    reason = ("download=True needs a cache_dir to download into" if download
-              else f"to download it automatically, {download_hint}")
+    target = (
+        Path(cache_dir)
+        if cache_dir is not None
+        else (Path(search_dirs[0]) if search_dirs else default_cache_dir())
+    )
+    reason = (
+        "download=True needs a cache_dir to download into"
+        if download
+        else f"to download it automatically, {download_hint}"
+    )
     raise SuiteUnavailable(
         f"CheckList release suite {name!r} ({suite.filename}, sha256 {suite.sha256}) not found.\n"
         f"Looked in:\n{looked}\n"
         f"Get it from {suite.url}, e.g.:\n  {_fetch_command(suite, target)}\n"
-        f"or {reason}.")
+        f"or {reason}."
+    )
 
 
 def read_member(suite: ReleaseSuite, tarball: Path) -> bytes:
@@ -127,7 +146,8 @@ def read_member(suite: ReleaseSuite, tarball: Path) -> bytes:
     except (tarfile.TarError, KeyError, OSError) as e:
         raise SuiteUnavailable(
             f"{tarball}: cannot read member {suite.member!r} ({e!r}); expected CheckList's "
-            f"{suite.filename} from {suite.url}") from e
+            f"{suite.filename} from {suite.url}"
+        ) from e
 
 
 def _fetch_command(suite: ReleaseSuite, directory: Path) -> str:
@@ -153,5 +173,6 @@ def _download(suite: ReleaseSuite, cache_dir: Path) -> Path:
         tmp.unlink(missing_ok=True)
         raise SuiteUnavailable(
             f"downloading CheckList release suite {suite.name!r} from {suite.url} into "
-            f"{cache_dir} failed: {e}. Fetch it by hand: {_fetch_command(suite, cache_dir)}") from e
+            f"{cache_dir} failed: {e}. Fetch it by hand: {_fetch_command(suite, cache_dir)}"
+        ) from e
     return target

@@ -22,15 +22,17 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from filelock import FileLock
 
 from nlp_gate import progress
 from nlp_gate.config.paths import zoo_dir
+from nlp_gate.progress.relay import Relay, forward_to
 from nlp_gate.zoo import embedded
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.data import DATASETS, write_heldout
@@ -71,7 +73,9 @@ def is_embedded(recipe: Recipe) -> bool:
     return dataclasses.replace(recipe, datasets=DEFAULT_RECIPE.datasets) == DEFAULT_RECIPE
 
 
-def _resolve(root: Path | None, recipe: Recipe, datasets: Sequence[str] | None) -> tuple[Path, Recipe]:
+def _resolve(
+    root: Path | None, recipe: Recipe, datasets: Sequence[str] | None
+) -> tuple[Path, Recipe]:
     if datasets is not None:
         unknown = set(datasets) - set(DATASETS)
         if unknown:
@@ -116,13 +120,17 @@ def build_zoo(
     build with the embedded zoo."""
     root, recipe = _resolve(root, recipe, datasets)
     expected = recipe_hash(recipe)
-    return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs),
-                        force)
+    return build_locked(root, expected, lambda tmp: _build_into(tmp, recipe, expected, jobs), force)
 
 
-def build_locked(root: Path, expected: str, build: Callable[[Path], ZooCard],
-                 force: bool = False, *,
-                 holds: Callable[[ZooCard], bool] = lambda card: True) -> ZooCard:
+def build_locked(
+    root: Path,
+    expected: str,
+    build: Callable[[Path], ZooCard],
+    force: bool = False,
+    *,
+    holds: Callable[[ZooCard], bool] = lambda card: True,
+) -> ZooCard:
     """``build(tmp)`` a zoo whose card will carry ``expected`` into a private directory,
     under the root's lock, and swap it into place -- unless (not ``force``) another process
     built it while we waited (a card of ``expected`` that ``holds`` what we need: the
@@ -166,11 +174,15 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
         for family in recipe.families
     ]
     with SpawnPool(n_jobs, dict(recipe.cpu_numerics)) as run:
-        bases: list[BaseResult] = run(pipeline_job, base_jobs,
-                                      "zoo: tokenizers and base encoders", "families")
+        bases: list[BaseResult] = run(
+            pipeline_job, base_jobs, "zoo: tokenizers and base encoders", "families"
+        )
         results: list[ModelResult] = run(pipeline_job, model_jobs, "zoo: classifiers", "models")
     shutil.rmtree(workdir / "_base")  # intermediate: folded into every model
-    order = {(d, f): i for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)}
+    order = {
+        (d, f): i
+        for i, (d, f) in enumerate((d, f) for d in recipe.datasets for f in recipe.families)
+    }
     results.sort(key=lambda r: order[(r.dataset, r.family)])
     card = ZooCard(
         recipe_hash=expected_hash,
@@ -179,7 +191,7 @@ def _build_into(workdir: Path, recipe: Recipe, expected_hash: str, jobs: int | N
         models=tuple(results),
         bases=tuple(bases),
         build_seconds=round(time.perf_counter() - start, 1),
-        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         build_pid=os.getpid(),
     )
     card.write(workdir)  # last: its presence marks the directory complete
@@ -212,7 +224,7 @@ class SpawnPool:
         self.jobs = max(1, jobs)
         self.env = env
         self.pool: ProcessPoolExecutor | None = None
-        self.relay: progress.Relay | None = None
+        self.relay: Relay | None = None
         self._saved: dict[str, str | None] = {}
 
     def __enter__(self) -> Callable[..., list[Any]]:
@@ -224,13 +236,19 @@ class SpawnPool:
         # A SimpleQueue's put returns once the event is in the pipe: a job's events are
         # all sent when its result arrives.
         events = context.SimpleQueue()
-        self.relay = progress.Relay(events)
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
-                                        initializer=progress.forward_to, initargs=(events,))
+        self.relay = Relay(events)
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=context, initializer=forward_to, initargs=(events,)
+        )
         return self.run
 
-    def run(self, fn: Callable[..., Any], argsets: list[tuple[Any, ...]],
-            stage: str | None = None, unit: str = "jobs") -> list[Any]:
+    def run(
+        self,
+        fn: Callable[..., Any],
+        argsets: list[tuple[Any, ...]],
+        stage: str | None = None,
+        unit: str = "jobs",
+    ) -> list[Any]:
         """``fn(*args)`` of each of ``argsets`` on the pool, results in their order.  While
         they run, the workers' stages are written, and ``stage`` (when named) counts the
         jobs done; the first job to fail raises its exception."""

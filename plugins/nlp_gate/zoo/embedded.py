@@ -44,11 +44,25 @@ CARDS = ("zoo.json", "masked_lm.json")
 # The modules whose code shapes the weights: an edit to one of them without shipping a
 # rebuild leaves the embedded files another recipe's (tests/unit/test_embedded.py fails).
 # The build's orchestration (build.py, card.py, the CLI, this module) is not among them.
-TRAINING_MODULES = ("data", "entailment", "intents", "lexicon", "noise", "paraphrase",
-                    "pipeline", "pretrain", "recipe", "sentiment", "tokenization", "train",
-                    "vocabulary")
-RESTORE = ("restore it (`git checkout -- plugins/nlp_gate/zoo/weights` in a clone of "
-           "nlp-gate, or reinstall the nlp-gate package)")
+TRAINING_MODULES = (
+    "data",
+    "entailment",
+    "intents",
+    "lexicon",
+    "noise",
+    "paraphrase",
+    "pipeline",
+    "pretrain",
+    "recipe",
+    "sentiment",
+    "tokenization",
+    "train",
+    "vocabulary",
+)
+RESTORE = (
+    "restore it (`git checkout -- plugins/nlp_gate/zoo/weights` in a clone of "
+    "nlp-gate, or reinstall the nlp-gate package)"
+)
 
 
 class EmbeddedError(RuntimeError):
@@ -74,8 +88,9 @@ def verified() -> Mapping[str, str]:
     try:
         sums = read_sums()
     except OSError as exc:
-        raise EmbeddedError(f"the embedded zoo's {WEIGHTS / SUMS} cannot be read ({exc}): "
-                            f"{RESTORE}") from None
+        raise EmbeddedError(
+            f"the embedded zoo's {WEIGHTS / SUMS} cannot be read ({exc}): {RESTORE}"
+        ) from None
     for name, want in sums.items():
         path = WEIGHTS / name
         try:
@@ -86,7 +101,8 @@ def verified() -> Mapping[str, str]:
             raise EmbeddedError(
                 f"the embedded zoo's file {path} has sha256 {got[:16]}, not the shipped "
                 f"{want[:16]} (damaged or edited; it is not used): {RESTORE}, or regenerate "
-                "the embedded default with `python -m nlp_gate.zoo train --ship`")
+                "the embedded default with `python -m nlp_gate.zoo train --ship`"
+            )
     return sums
 
 
@@ -97,8 +113,11 @@ def description() -> dict[str, Any]:
 
 def _part(part: str) -> dict[str, str]:
     prefix = f"{part}/"
-    return {name.removeprefix(prefix): digest for name, digest in verified().items()
-            if name.startswith(prefix)}
+    return {
+        name.removeprefix(prefix): digest
+        for name, digest in verified().items()
+        if name.startswith(prefix)
+    }
 
 
 def holds(target: Path, part: str) -> bool:
@@ -130,8 +149,10 @@ def install(part: str, target: Path, lock: Path) -> bool:
                 data = (WEIGHTS / part / name).read_bytes()
                 if hashlib.sha256(data).hexdigest() != digest:  # changed since verified()
                     verified.cache_clear()
-                    raise EmbeddedError(f"the embedded zoo's file {WEIGHTS / part / name} "
-                                        f"changed while it was being installed: {RESTORE}")
+                    raise EmbeddedError(
+                        f"the embedded zoo's file {WEIGHTS / part / name} "
+                        f"changed while it was being installed: {RESTORE}"
+                    )
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / name).write_bytes(data)
             swap_into_place(tmp, target)
@@ -181,8 +202,9 @@ def compare(part: str, folder: Path) -> list[str]:
     return differ
 
 
-def ship(zoo: Path, masked_lm: Path, recipe: Mapping[str, object],
-         versions: Mapping[str, str]) -> list[str]:
+def ship(
+    zoo: Path, masked_lm: Path, recipe: Mapping[str, object], versions: Mapping[str, str]
+) -> list[str]:
     """Write the rebuild at ``zoo`` and ``masked_lm`` as the embedded default; returns the
     files whose bytes changed (only those are rewritten: the history grows by what the
     recipe truly changed)."""
@@ -201,11 +223,20 @@ def ship(zoo: Path, masked_lm: Path, recipe: Mapping[str, object],
     for name in set(read_sums() if (WEIGHTS / SUMS).is_file() else {}) - set(sums):
         (WEIGHTS / name).unlink(missing_ok=True)
         changed.append(name)
-    (WEIGHTS / DESCRIPTION).write_text(json.dumps({
-        "what": "the embedded default of nlp-gate: the tiny zoo and the attacks' masked LM",
-        "recipe": dict(recipe), "training_digest": training_digest(),
-        "versions": dict(versions), "cpu": cpu(),
-    }, indent=2, sort_keys=True) + "\n")
+    (WEIGHTS / DESCRIPTION).write_text(
+        json.dumps(
+            {
+                "what": "the embedded default of nlp-gate: the tiny zoo and the attacks' masked LM",
+                "recipe": dict(recipe),
+                "training_digest": training_digest(),
+                "versions": dict(versions),
+                "cpu": cpu(),
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     (WEIGHTS / SUMS).write_text("".join(f"{sums[n]}  {n}\n" for n in sorted(sums)))
     verified.cache_clear()
     return changed

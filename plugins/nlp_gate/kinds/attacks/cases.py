@@ -36,8 +36,9 @@ class AttackCase(OneModel):
         return [pytest.mark.adversarial, pytest.mark.xdist_group(self.model.key)]
 
 
-def attack_cases(recipes: Sequence[Recipe], profile: Profile,
-                 datasets: Sequence[str]) -> list[AttackCase]:
+def attack_cases(
+    recipes: Sequence[Recipe], profile: Profile, datasets: Sequence[str]
+) -> list[AttackCase]:
     """Recipe-major, then the datasets in the order given, then the profile's models."""
     cases: list[AttackCase] = []
     for recipe in recipes:

@@ -29,9 +29,22 @@ from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
 WORDNET_DIR = Path("/usr/share/wordnet")
 STOPWORDS_PM = Path("/usr/share/perl5/Lingua/StopWords/EN.pm")
 # The database files of NLTK's wordnet package, all in Debian's wordnet-base/-sense-index.
-WORDNET_FILES = ("adj.exc", "adv.exc", "cntlist.rev", "data.adj", "data.adv", "data.noun",
-                 "data.verb", "index.adj", "index.adv", "index.noun", "index.sense",
-                 "index.verb", "noun.exc", "verb.exc")
+WORDNET_FILES = (
+    "adj.exc",
+    "adv.exc",
+    "cntlist.rev",
+    "data.adj",
+    "data.adv",
+    "data.noun",
+    "data.verb",
+    "index.adj",
+    "index.adv",
+    "index.noun",
+    "index.sense",
+    "index.verb",
+    "noun.exc",
+    "verb.exc",
+)
 # WordNet 3.0's lexicographer files in file-number order (lexnames(5WN)); Debian does not
 # ship the `lexnames` file NLTK's reader opens, so it is written from this list.
 LEXNAMES = (
@@ -54,21 +67,36 @@ class FetchError(RuntimeError):
 def from_debian(bundle: Bundle) -> list[str]:
     """Build NLTK's wordnet and stopwords corpora and the homoglyph table from installed
     Debian packages."""
-    missing = [str(p) for p in (WORDNET_DIR / "data.noun", WORDNET_DIR / "index.sense",
-                                STOPWORDS_PM, homoglyphs.CONFUSABLES) if not p.exists()]
+    missing = [
+        str(p)
+        for p in (
+            WORDNET_DIR / "data.noun",
+            WORDNET_DIR / "index.sense",
+            STOPWORDS_PM,
+            homoglyphs.CONFUSABLES,
+        )
+        if not p.exists()
+    ]
     if missing:
-        raise FetchError(f"not installed: {', '.join(missing)}; run `apt-get install "
-                         f"{' '.join(r.DEBIAN_PACKAGES)}` first")
-    return [_wordnet_from_debian(bundle), _stopwords_from_debian(bundle),
-            _homoglyphs_from_debian(bundle)]
+        raise FetchError(
+            f"not installed: {', '.join(missing)}; run `apt-get install "
+            f"{' '.join(r.DEBIAN_PACKAGES)}` first"
+        )
+    return [
+        _wordnet_from_debian(bundle),
+        _stopwords_from_debian(bundle),
+        _homoglyphs_from_debian(bundle),
+    ]
 
 
 def stand_ins(bundle: Bundle) -> list[str]:
     """Install the embedded masked LM into the bundle (shipped with the zoo, sha256 checked)."""
     target = r.ZOO_MASKED_LM.path(bundle)
     card = masked_lm.ensure(target)
-    return [f"{target}  (held-out masked-token accuracy {card['heldout_masked_accuracy']:.3f},"
-            f" perplexity {card['heldout_perplexity']})"]
+    return [
+        f"{target}  (held-out masked-token accuracy {card['heldout_masked_accuracy']:.3f},"
+        f" perplexity {card['heldout_perplexity']})"
+    ]
 
 
 def _homoglyphs_from_debian(bundle: Bundle) -> str:
@@ -78,7 +106,8 @@ def _homoglyphs_from_debian(bundle: Bundle) -> str:
         r.HOMOGLYPH_TABLE.key,
         f"{pairs} pairs of Unicode confusables.txt, Debian {homoglyphs.DEBIAN_PACKAGE} "
         f"({_debian_version(homoglyphs.DEBIAN_PACKAGE)})",
-        substitute_for="Unicode intentional.txt (textattack/shared/intentional_homoglyphs.txt)")
+        substitute_for="Unicode intentional.txt (textattack/shared/intentional_homoglyphs.txt)",
+    )
     return str(target)
 
 
@@ -87,18 +116,24 @@ def _wordnet_from_debian(bundle: Bundle) -> str:
     target.mkdir(parents=True, exist_ok=True)
     for name in WORDNET_FILES:
         shutil.copyfile(WORDNET_DIR / name, target / name)
-    (target / "lexnames").write_text("".join(
-        f"{i:02d}\t{name}\t{SYNTACTIC_CATEGORY[name.split('.')[0]]}\n"
-        for i, name in enumerate(LEXNAMES)))
-    bundle.record_provenance(r.WORDNET.key, f"Debian wordnet-base/wordnet-sense-index "
-                                            f"({_debian_version('wordnet-base')})")
+    (target / "lexnames").write_text(
+        "".join(
+            f"{i:02d}\t{name}\t{SYNTACTIC_CATEGORY[name.split('.')[0]]}\n"
+            for i, name in enumerate(LEXNAMES)
+        )
+    )
+    bundle.record_provenance(
+        r.WORDNET.key,
+        f"Debian wordnet-base/wordnet-sense-index ({_debian_version('wordnet-base')})",
+    )
     return str(target)
 
 
 def _stopwords_from_debian(bundle: Bundle) -> str:
     # EN.pm returns the Snowball English stop words as one qw( ... ) list from _stopwords().
-    block = re.search(r"sub _stopwords.*?qw\((.*?)\)", STOPWORDS_PM.read_text(encoding="utf-8"),
-                      re.S)
+    block = re.search(
+        r"sub _stopwords.*?qw\((.*?)\)", STOPWORDS_PM.read_text(encoding="utf-8"), re.S
+    )
     if block is None:
         raise FetchError(f"no word list found in {STOPWORDS_PM}")
     words = block.group(1).split()
@@ -109,13 +144,18 @@ def _stopwords_from_debian(bundle: Bundle) -> str:
         r.STOPWORDS.key,
         f"Snowball English stop list, Debian liblingua-stopwords-perl "
         f"({_debian_version('liblingua-stopwords-perl')}), {len(words)} words",
-        substitute_for="NLTK stopwords corpus (english)")
+        substitute_for="NLTK stopwords corpus (english)",
+    )
     return str(target / "english")
 
 
 def _debian_version(package: str) -> str:
-    out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Version}", package],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return out.stdout.strip() or "version unknown"
 
 
@@ -139,8 +179,9 @@ def _fetch_one(bundle: Bundle, resource: r.Resource) -> None:
     if isinstance(resource, r.NltkData):
         import nltk
 
-        if not nltk.download(resource.package, download_dir=str(bundle.nltk_data),
-                             raise_on_error=True):
+        if not nltk.download(
+            resource.package, download_dir=str(bundle.nltk_data), raise_on_error=True
+        ):
             raise FetchError(f"nltk.download({resource.package!r}) failed")
         bundle.record_provenance(resource.key, f"nltk.download({resource.package!r})")
     elif isinstance(resource, r.TextAttackFile):
@@ -149,8 +190,11 @@ def _fetch_one(bundle: Bundle, resource: r.Resource) -> None:
     elif isinstance(resource, r.HubModel):
         from huggingface_hub import snapshot_download
 
-        snapshot_download(resource.repo_id, cache_dir=bundle.hub,
-                          allow_patterns=["*.json", "*.txt", "*.model", "*.safetensors"])
+        snapshot_download(
+            resource.repo_id,
+            cache_dir=bundle.hub,
+            allow_patterns=["*.json", "*.txt", "*.model", "*.safetensors"],
+        )
     elif isinstance(resource, r.FlairModel):
         from huggingface_hub import hf_hub_download
 
@@ -187,8 +231,10 @@ def needs_of(recipe_names: Sequence[str]) -> list[r.Resource]:
     chosen = [rec for rec in registry() if not recipe_names or rec.name in recipe_names]
     unknown = set(recipe_names) - {rec.name for rec in chosen}
     if unknown:
-        raise FetchError(f"unknown recipe(s) {sorted(unknown)}; valid: "
-                         f"{', '.join(rec.name for rec in registry())}")
-    return list(dict.fromkeys([*r.IMPORT_REQUIREMENTS,
-                               *(res for rec in chosen for res in rec.needs)]))
-
+        raise FetchError(
+            f"unknown recipe(s) {sorted(unknown)}; valid: "
+            f"{', '.join(rec.name for rec in registry())}"
+        )
+    return list(
+        dict.fromkeys([*r.IMPORT_REQUIREMENTS, *(res for rec in chosen for res in rec.needs)])
+    )

@@ -55,9 +55,13 @@ class AttackGate:
         over = value > self.limit if METRICS[self.key][1] == "max" else value < self.limit
         if not over:
             return None
-        relation = "exceeds the maximum" if METRICS[self.key][1] == "max" else "is below the minimum"
-        return (f"{self.metric.replace('_', ' ')} {value:.1f}% {relation} {self.limit:.1f}% "
-                f"(thresholds.yaml attacks: {self.source})")
+        relation = (
+            "exceeds the maximum" if METRICS[self.key][1] == "max" else "is below the minimum"
+        )
+        return (
+            f"{self.metric.replace('_', ' ')} {value:.1f}% {relation} {self.limit:.1f}% "
+            f"(thresholds.yaml attacks: {self.source})"
+        )
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,11 @@ class AttackGates:
             (f"models.{key.model}", self._models.get(key.model) or {}),
             (f"recipes.{key.recipe}", self._recipes.get(key.recipe) or {}),
         ]
-        layers += [(f"overrides[{i}]", rule) for i, rule in enumerate(self._overrides)
-                   if all(rule.get(k) in (None, getattr(key, k)) for k in OVERRIDE_KEYS)]
+        layers += [
+            (f"overrides[{i}]", rule)
+            for i, rule in enumerate(self._overrides)
+            if all(rule.get(k) in (None, getattr(key, k)) for k in OVERRIDE_KEYS)
+        ]
         for source, rule in layers:  # later layers are more specific
             for metric in METRICS:
                 if metric in rule:
@@ -94,20 +101,32 @@ class AttackGates:
 
     def named_recipes(self) -> set[str]:
         """The recipe names the section itself uses (``recipes`` and ``overrides``)."""
-        return set(self._recipes) | {str(rule["recipe"]) for rule in self._overrides
-                                     if isinstance(rule, Mapping) and "recipe" in rule}
+        return set(self._recipes) | {
+            str(rule["recipe"])
+            for rule in self._overrides
+            if isinstance(rule, Mapping) and "recipe" in rule
+        }
 
-    def validate(self, recipes: Iterable[str], datasets: Iterable[str],
-                 models: Iterable[str]) -> None:
+    def validate(
+        self, recipes: Iterable[str], datasets: Iterable[str], models: Iterable[str]
+    ) -> None:
         """Raise on any unknown name or value; report every problem at once."""
         valid = {"recipe": set(recipes), "dataset": set(datasets), "model": set(models)}
-        problems = [f"unknown key(s) {self._unknown_sections} in attacks; valid: "
-                    f"{', '.join(SECTION_KEYS)}"] if self._unknown_sections else []
-        if self.min_ran is not None and (isinstance(self.min_ran, bool)
-                                         or not isinstance(self.min_ran, int)
-                                         or self.min_ran < 0):
-            problems.append(f"attacks.min_ran: expected a whole number of attack items >= 0, "
-                            f"got {self.min_ran!r}")
+        problems = (
+            [
+                f"unknown key(s) {self._unknown_sections} in attacks; valid: "
+                f"{', '.join(SECTION_KEYS)}"
+            ]
+            if self._unknown_sections
+            else []
+        )
+        if self.min_ran is not None and (
+            isinstance(self.min_ran, bool) or not isinstance(self.min_ran, int) or self.min_ran < 0
+        ):
+            problems.append(
+                f"attacks.min_ran: expected a whole number of attack items >= 0, "
+                f"got {self.min_ran!r}"
+            )
         rules: list[tuple[str, Any]] = [("default", self._default)]
         problems += _unknown("model", self._models, valid["model"])
         problems += _unknown("recipe", self._recipes, valid["recipe"])
@@ -134,8 +153,10 @@ def _check_rule(where: str, rule: Any, allow: tuple[str, ...]) -> list[str]:
     problems = []
     extra = set(rule) - set(METRICS) - set(allow)
     if extra:
-        problems.append(f"attacks.{where}: unknown key(s) {sorted(extra)}; valid: "
-                        f"{', '.join([*METRICS, *allow])}")
+        problems.append(
+            f"attacks.{where}: unknown key(s) {sorted(extra)}; valid: "
+            f"{', '.join([*METRICS, *allow])}"
+        )
     if allow and not set(rule) & set(METRICS):
         problems.append(f"attacks.{where}: names no gate ({', '.join(METRICS)})")
     for metric in sorted(set(rule) & set(METRICS)):

@@ -57,35 +57,68 @@ class AttackKind(ItemKind[AttackCase]):
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
-        group.addoption("--nlp-attack-examples", type=at_least(1), default=10,
-                        help="examples attacked per recipe and model (default: %(default)s, "
-                             "as the seed report)")
-        group.addoption("--nlp-attack-seed", type=int, default=765,
-                        help="TextAttack's random seed (default: %(default)s, TextAttack's own)")
-        group.addoption("--nlp-attack-query-budget", type=at_least(0, " (0: unlimited)"),
-                        default=DEFAULT_QUERY_BUDGET,
-                        help="model queries allowed per attacked example (default: "
-                             "%(default)s; 0: unlimited, TextAttack's default and the seed's)")
-        group.addoption("--nlp-attack-batch-size", type=at_least(1), default=32,
-                        help="inputs per model call inside an attack (default: %(default)s)")
-        group.addoption("--nlp-attack-dataset", action="append", default=[],
-                        help="dataset of the profile to attack (repeatable; default: rte)")
-        group.addoption("--nlp-resources", type=Path, default=None,
-                        help="resource bundle for offline attacks: TextAttack cache, NLTK data, "
-                             "hub caches (default: .cache/attack-resources); build one with "
-                             "scripts/fetch_attack_resources.py")
-        group.addoption("--nlp-offline", choices=("skip", "strict"), default="skip",
-                        help="a recipe whose resource is missing: skip it (default) or, "
-                             "strict, fail it")
+        group.addoption(
+            "--nlp-attack-examples",
+            type=at_least(1),
+            default=10,
+            help="examples attacked per recipe and model (default: %(default)s, "
+            "as the seed report)",
+        )
+        group.addoption(
+            "--nlp-attack-seed",
+            type=int,
+            default=765,
+            help="TextAttack's random seed (default: %(default)s, TextAttack's own)",
+        )
+        group.addoption(
+            "--nlp-attack-query-budget",
+            type=at_least(0, " (0: unlimited)"),
+            default=DEFAULT_QUERY_BUDGET,
+            help="model queries allowed per attacked example (default: "
+            "%(default)s; 0: unlimited, TextAttack's default and the seed's)",
+        )
+        group.addoption(
+            "--nlp-attack-batch-size",
+            type=at_least(1),
+            default=32,
+            help="inputs per model call inside an attack (default: %(default)s)",
+        )
+        group.addoption(
+            "--nlp-attack-dataset",
+            action="append",
+            default=[],
+            help="dataset of the profile to attack (repeatable; default: rte)",
+        )
+        group.addoption(
+            "--nlp-resources",
+            type=Path,
+            default=None,
+            help="resource bundle for offline attacks: TextAttack cache, NLTK data, "
+            "hub caches (default: .cache/attack-resources); build one with "
+            "scripts/fetch_attack_resources.py",
+        )
+        group.addoption(
+            "--nlp-offline",
+            choices=("skip", "strict"),
+            default="skip",
+            help="a recipe whose resource is missing: skip it (default) or, strict, fail it",
+        )
 
     @classmethod
     def create(cls, context: KindContext, option: Namespace) -> AttackKind:
         settings = AttackSettings(
-            examples=option.nlp_attack_examples, seed=option.nlp_attack_seed,
+            examples=option.nlp_attack_examples,
+            seed=option.nlp_attack_seed,
             query_budget=option.nlp_attack_query_budget or None,
-            batch_size=option.nlp_attack_batch_size, strict=option.nlp_offline == "strict")
-        return cls(context, AttackOptions(settings, tuple(option.nlp_attack_dataset),
-                                          option.nlp_resources, option.nlp_offline))
+            batch_size=option.nlp_attack_batch_size,
+            strict=option.nlp_offline == "strict",
+        )
+        return cls(
+            context,
+            AttackOptions(
+                settings, tuple(option.nlp_attack_dataset), option.nlp_resources, option.nlp_offline
+            ),
+        )
 
     def __init__(self, context: KindContext, options: AttackOptions) -> None:
         super().__init__(context)
@@ -110,8 +143,9 @@ class AttackKind(ItemKind[AttackCase]):
 
     @cached_property
     def runner(self) -> AttackRunner:
-        return AttackRunner(self.options.settings, self.bundle, self.gates,
-                            self.context.eval_set, self.reports_dir)
+        return AttackRunner(
+            self.options.settings, self.bundle, self.gates, self.context.eval_set, self.reports_dir
+        )
 
     def datasets(self) -> list[str]:
         """The datasets to attack."""
@@ -124,7 +158,8 @@ class AttackKind(ItemKind[AttackCase]):
         if unknown:
             raise pytest.UsageError(
                 f"--nlp-attack-dataset {', '.join(unknown)}: not a dataset of profile "
-                f"{profile.name!r}; valid: {', '.join(profile.datasets)}")
+                f"{profile.name!r}; valid: {', '.join(profile.datasets)}"
+            )
         return datasets
 
     def cases(self) -> list[AttackCase]:
@@ -144,15 +179,27 @@ class AttackKind(ItemKind[AttackCase]):
         if datasets and not extras.ATTACKS.available:
             # TextAttack names the recipes: without it one item stands for them all, with
             # their marker, and a selection that keeps it is refused once before any item runs.
-            return [pytest.param(extras.Unmade(extras.attack_need(datasets)),
-                                 id="textattack-missing", marks=[pytest.mark.adversarial])]
+            return [
+                pytest.param(
+                    extras.Unmade(extras.attack_need(datasets)),
+                    id="textattack-missing",
+                    marks=[pytest.mark.adversarial],
+                )
+            ]
         return super().params_for(function)
 
     def labels(self, case: AttackCase) -> Labels:
         recipe = case.recipe
-        return Labels("adversarial", recipe.offline_variant_of or recipe.name, recipe.name,
-                      {"recipe": f"{recipe.name} ({recipe.class_name})",
-                       "dataset": case.model.dataset, "model": case.model.name})
+        return Labels(
+            "adversarial",
+            recipe.offline_variant_of or recipe.name,
+            recipe.name,
+            {
+                "recipe": f"{recipe.name} ({recipe.class_name})",
+                "dataset": case.model.dataset,
+                "model": case.model.name,
+            },
+        )
 
     def prepare(self, case: AttackCase) -> Verdict | None:
         """Whether the recipe can run here, before any model loads: otherwise a skip naming
@@ -167,40 +214,53 @@ class AttackKind(ItemKind[AttackCase]):
         record = result.record
         attachments = []
         if result.examples:
-            attachments.append(Attachment(
-                "successful adversarial examples ([[changed words]])",
-                "\n\n".join(format_example(e) for e in result.examples)))
-        attachments.append(Attachment("attack record", json.dumps(vars(record), indent=2),
-                                      "json"))
+            attachments.append(
+                Attachment(
+                    "successful adversarial examples ([[changed words]])",
+                    "\n\n".join(format_example(e) for e in result.examples),
+                )
+            )
+        attachments.append(Attachment("attack record", json.dumps(vars(record), indent=2), "json"))
         if result.summary:
             attachments.append(Attachment("TextAttack log and summary", result.summary))
         return Verdict(
-            asdict(record), result.message, attachments=attachments,
+            asdict(record),
+            result.message,
+            attachments=attachments,
             parameters={"substitutes": "; ".join(record.substitutes) or "none (canonical)"},
-            description=("Offline substitute mode, not the canonical recipe:\n"
-                         + "\n".join(f"- {s}" for s in record.substitutes)
-                         if record.substitutes else None))
+            description=(
+                "Offline substitute mode, not the canonical recipe:\n"
+                + "\n".join(f"- {s}" for s in record.substitutes)
+                if record.substitutes
+                else None
+            ),
+        )
 
     def metadata(self) -> dict[str, Any]:
         # What the verdict needs to judge the run from results.json alone.
-        return {"attack_requirements": {"min_ran": self.gates.min_ran,
-                                        "offline": self.options.offline}}
+        return {
+            "attack_requirements": {"min_ran": self.gates.min_ran, "offline": self.options.offline}
+        }
 
     def summary_lines(self, records: list[dict[str, Any]]) -> list[str]:
         if not records:
             return []
         ran = [r for r in records if r["status"] == "ran"]
         over = [r for r in ran if not r["passed"]]
-        lines = [f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
-                 f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"]
+        lines = [
+            f"{len(records)} attack items: {len(ran)} ran ({len(over)} over their gate), "
+            f"{len(records) - len(ran)} skipped; examples under {self.reports_dir}"
+        ]
         lines.append(_recipes_line(records))
         if ran:
             seconds = sum(r["wall_time_s"] or 0 for r in ran)
             slowest = max(ran, key=lambda r: r["wall_time_s"] or 0)
             exhausted = sum(r.get("budget_exhausted") or 0 for r in ran)
-            lines.append(f"attack time: {seconds:.0f} s over {len(ran)} items (slowest: "
-                         f"{slowest['recipe']}/{slowest['model']} {slowest['wall_time_s']:.0f} s);"
-                         f" {exhausted} attacked examples stopped at the query budget")
+            lines.append(
+                f"attack time: {seconds:.0f} s over {len(ran)} items (slowest: "
+                f"{slowest['recipe']}/{slowest['model']} {slowest['wall_time_s']:.0f} s);"
+                f" {exhausted} attacked examples stopped at the query budget"
+            )
         return lines
 
 
@@ -219,9 +279,11 @@ def _recipes_line(records: list[dict[str, Any]]) -> str:
             inapplicable.add(name)
     complete = {n for n in models if attacked.get(n) == models[n]}
     skipped = sorted(set(models) - complete - inapplicable)
-    return (f"recipes that attacked every model: {len(complete)} of {len(models)} (canonical "
-            f"or offline stand-in); skipped: {', '.join(skipped) or 'none'}; not applicable: "
-            f"{', '.join(sorted(inapplicable)) or 'none'}")
+    return (
+        f"recipes that attacked every model: {len(complete)} of {len(models)} (canonical "
+        f"or offline stand-in); skipped: {', '.join(skipped) or 'none'}; not applicable: "
+        f"{', '.join(sorted(inapplicable)) or 'none'}"
+    )
 
 
 def _stopped(problem: Unavailable) -> Verdict:

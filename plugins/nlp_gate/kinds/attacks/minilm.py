@@ -72,8 +72,7 @@ class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
         threshold = self._cosine_threshold()
         unsure = [i for i, c in enumerate(cosines.tolist()) if not _settled(c, threshold)]
         if unsure:
-            exact = self._cosines(starting_text, [transformed_texts[i] for i in unsure],
-                                  alone=True)
+            exact = self._cosines(starting_text, [transformed_texts[i] for i in unsure], alone=True)
             cosines[unsure] = exact
         near = (cosines - threshold).abs() < BAND
         unsure_mask = torch.zeros_like(near)
@@ -87,13 +86,13 @@ class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
         """One candidate: the value ``_score_list`` gives it, in any company."""
         return self._score_list(starting_text, [transformed_text])
 
-    def _cosines(self, starting_text: Any, transformed_texts: Sequence[Any],
-                 alone: bool) -> Any:
+    def _cosines(self, starting_text: Any, transformed_texts: Sequence[Any], alone: bool) -> Any:
         """Cosines through TextAttack's own windowing (``_score_list``), from embeddings made
         alone or in a batch."""
         import torch
 
-        metric, self.sim_metric = self.sim_metric, torch.nn.CosineSimilarity(dim=1)
+        metric: Any = self.sim_metric  # type: ignore[has-type]  # set by the untyped base
+        self.sim_metric = torch.nn.CosineSimilarity(dim=1)
         self._alone = alone
         try:
             return super()._score_list(starting_text, transformed_texts)
@@ -104,9 +103,9 @@ class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
         """The threshold in cosine terms: each metric is monotone in the cosine of two unit
         vectors (``max_euclidean``'s threshold is stored negated)."""
         if self.metric == "angular":
-            return math.cos((1 - self.threshold) * math.pi)
+            return math.cos((1 - float(self.threshold)) * math.pi)
         if self.metric == "max_euclidean":
-            return 1 + self.threshold / 2  # -|a - b|^2 = 2c - 2 >= threshold
+            return 1 + float(self.threshold) / 2  # -|a - b|^2 = 2c - 2 >= threshold
         return float(self.threshold)
 
     def _metric_of(self, cosines: Any) -> Any:
@@ -123,8 +122,10 @@ def _settled(cosine: float, threshold: float) -> bool:
     """Whether every value within ERROR of this batched cosine is judged and reported alike:
     outside the threshold's band, and not next to a midpoint of the rounding grid."""
     steps = cosine / GRID
-    return (abs(cosine - threshold) >= BAND + ERROR
-            and abs(steps - math.floor(steps) - 0.5) * GRID >= ERROR)
+    return (
+        abs(cosine - threshold) >= BAND + ERROR
+        and abs(steps - math.floor(steps) - 0.5) * GRID >= ERROR
+    )
 
 
 def embed(sentences: Sequence[str]) -> np.ndarray:
@@ -148,15 +149,19 @@ def embed_together(sentences: Sequence[str]) -> np.ndarray:
     known = {s: _memo[s] for s in sentences if s in _memo}
     rest = [s for s in sentences if s not in known]
     out = np.empty((len(sentences), DIMENSIONS), dtype=np.float32)
-    rows = dict(zip(dict.fromkeys(rest), _memoised(list(dict.fromkeys(rest)), _rough,
-                                                    _embed_batched)))
+    rows = dict(
+        zip(dict.fromkeys(rest), _memoised(list(dict.fromkeys(rest)), _rough, _embed_batched))
+    )
     for i, s in enumerate(sentences):
         out[i] = known[s] if s in known else rows[s]
     return out
 
 
-def _memoised(sentences: Sequence[str], memo: OrderedDict[str, np.ndarray],
-              compute: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+def _memoised(
+    sentences: Sequence[str],
+    memo: OrderedDict[str, np.ndarray],
+    compute: Callable[[list[str]], np.ndarray],
+) -> np.ndarray:
     rows = {s: memo.get(s) for s in dict.fromkeys(sentences)}
     for s, row in rows.items():
         if row is not None:
@@ -187,9 +192,14 @@ def _embed_batched(sentences: list[str]) -> np.ndarray:
     try:
         with torch.inference_mode():
             for start in range(0, len(order), BATCH):
-                chunk = order[start:start + BATCH]
-                enc = tokenizer([sentences[i] for i in chunk], padding=True, truncation=True,
-                                max_length=MAX_TOKENS, return_tensors="pt")
+                chunk = order[start : start + BATCH]
+                enc = tokenizer(
+                    [sentences[i] for i in chunk],
+                    padding=True,
+                    truncation=True,
+                    max_length=MAX_TOKENS,
+                    return_tensors="pt",
+                )
                 hidden = model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1)
@@ -232,7 +242,8 @@ def encoder_like(encoder: SentenceEncoder) -> MiniLMSentenceEncoder:
     # SentenceEncoder negates the threshold for max_euclidean; undo that to pass it on.
     threshold = -encoder.threshold if encoder.metric == "max_euclidean" else encoder.threshold
     return MiniLMSentenceEncoder(
-        threshold=threshold, metric=encoder.metric,
+        threshold=threshold,
+        metric=encoder.metric,
         compare_against_original=encoder.compare_against_original,
         window_size=None if encoder.window_size == float("inf") else encoder.window_size,
         skip_text_shorter_than_window=encoder.skip_text_shorter_than_window,
@@ -256,15 +267,25 @@ def word_embedding() -> WordEmbedding:
     tokenizer, model = _minilm()
     vocab = tokenizer.get_vocab()
     # Whole lower-case words only: no "##" continuations, [unused] slots, digits or symbols.
-    words = sorted((w for w in vocab if w.isascii() and w.isalpha() and w.islower()
-                    and (len(w) > 1 or w in ("a", "i"))), key=vocab.__getitem__)
+    words = sorted(
+        (
+            w
+            for w in vocab
+            if w.isascii() and w.isalpha() and w.islower() and (len(w) > 1 or w in ("a", "i"))
+        ),
+        key=vocab.__getitem__,
+    )
     ids = torch.tensor([vocab[w] for w in words])
     with torch.no_grad():
         matrix = model.get_input_embeddings().weight[ids].float()
         matrix = torch.nn.functional.normalize(matrix, dim=-1)
         # Nearest neighbours by L2 distance (what TextAttack's nn matrices hold); for unit
         # vectors that is the cosine order.  Chunked: the full N x N matrix would be ~2 GB.
-        nn = torch.cat([(matrix[i:i + 2048] @ matrix.T).topk(NEIGHBOURS, dim=1).indices
-                        for i in range(0, len(words), 2048)])
+        nn = torch.cat(
+            [
+                (matrix[i : i + 2048] @ matrix.T).topk(NEIGHBOURS, dim=1).indices
+                for i in range(0, len(words), 2048)
+            ]
+        )
     word2index = {w: i for i, w in enumerate(words)}
     return WordEmbedding(matrix.numpy(), word2index, dict(enumerate(words)), nn.numpy())

@@ -25,11 +25,16 @@ from nlp_gate.kinds.attacks.resources import (
     TextAttackFile,
 )
 
-_NLTK_PATHS = {"stopwords": "corpora/stopwords", "wordnet": "corpora/wordnet",
-               "omw-1.4": "corpora/omw-1.4", "omw": "corpora/omw", "punkt": "tokenizers/punkt",
-               "averaged_perceptron_tagger": "taggers/averaged_perceptron_tagger",
-               "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng",
-               "universal_tagset": "taggers/universal_tagset"}
+_NLTK_PATHS = {
+    "stopwords": "corpora/stopwords",
+    "wordnet": "corpora/wordnet",
+    "omw-1.4": "corpora/omw-1.4",
+    "omw": "corpora/omw",
+    "punkt": "tokenizers/punkt",
+    "averaged_perceptron_tagger": "taggers/averaged_perceptron_tagger",
+    "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng",
+    "universal_tagset": "taggers/universal_tagset",
+}
 
 
 def _nltk_download_offline(info_or_id: str | None = None, *args: Any, **kwargs: Any) -> bool:
@@ -60,17 +65,16 @@ def import_textattack(bundle: Bundle) -> ModuleType:
     absent = [r for r in IMPORT_REQUIREMENTS if not r.present(bundle)]
     if absent:
         raise MissingResources(absent)
-    import datasets  # noqa: F401
-    import huggingface_hub  # noqa: F401
+    import datasets  # noqa: F401  # before TextAttack re-points its cache (docstring)
+    import huggingface_hub  # noqa: F401  # likewise
     import nltk
-    import transformers  # noqa: F401
+    import transformers  # noqa: F401  # likewise
 
     clobbered = ("HF_HOME", "XDG_CACHE_HOME", "PYTORCH_TRANSFORMERS_CACHE", "TFHUB_CACHE_DIR")
     saved = {k: os.environ.get(k) for k in clobbered}
     os.environ["TA_CACHE_DIR"] = str(bundle.textattack)
     try:
-        with mock.patch.object(nltk, "download", _nltk_download_offline), \
-                warnings.catch_warnings():
+        with mock.patch.object(nltk, "download", _nltk_download_offline), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # PYTORCH_TRANSFORMERS_CACHE notice
             import textattack
     finally:
@@ -79,7 +83,8 @@ def import_textattack(bundle: Bundle) -> ModuleType:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return textattack
+    module: ModuleType = textattack
+    return module
 
 
 @contextmanager
@@ -93,19 +98,21 @@ def offline_guard() -> Iterator[None]:
     import textattack.shared.utils as ta_utils
 
     def from_cache(name: str, *args: Any, **kwargs: Any) -> str:
-        path = ta_utils.path_in_cache(name)
+        path: str = ta_utils.path_in_cache(name)
         if os.path.exists(path):
             return path
         raise MissingResources([TextAttackFile(name, "requested by TextAttack while building")])
 
     def from_url(url: str, save_path: str, *args: Any, **kwargs: Any) -> str:
-        path = ta_utils.path_in_cache(save_path)
+        path: str = ta_utils.path_in_cache(save_path)
         if os.path.exists(path):
             return path
         raise MissingResources([TextAttackFile(save_path, f"TextAttack download of {url}")])
 
-    with mock.patch.object(nltk, "download", _nltk_download_offline), \
-            mock.patch.object(ta_utils, "download_from_s3", from_cache), \
-            mock.patch.object(ta_utils, "download_from_url", from_url), \
-            mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True):
+    with (
+        mock.patch.object(nltk, "download", _nltk_download_offline),
+        mock.patch.object(ta_utils, "download_from_s3", from_cache),
+        mock.patch.object(ta_utils, "download_from_url", from_url),
+        mock.patch.object(huggingface_hub.constants, "HF_HUB_OFFLINE", True),
+    ):
         yield

@@ -50,15 +50,26 @@ NEEDS: dict[str, tuple[r.Resource, ...]] = {
     "faster-alzantot": (r.COUNTER_FITTED, r.LEARNING_TO_WRITE),
     "kuleshov": (r.COUNTER_FITTED, r.GPT2),
     "textbugger": (r.HOMOGLYPHS, r.COUNTER_FITTED, r.TENSORFLOW, r.TENSORFLOW_HUB, r.USE),
-    "textfooler": (r.COUNTER_FITTED, r.POS_TAGGER, r.UNIVERSAL_TAGSET, r.TENSORFLOW,
-                   r.TENSORFLOW_HUB, r.USE),
+    "textfooler": (
+        r.COUNTER_FITTED,
+        r.POS_TAGGER,
+        r.UNIVERSAL_TAGSET,
+        r.TENSORFLOW,
+        r.TENSORFLOW_HUB,
+        r.USE,
+    ),
     "pwws": (r.WORDNET,),
     "iga": (r.COUNTER_FITTED,),
     "pso": (r.HOWNET, r.FLAIR_UPOS),
     "checklist": (r.FLAIR_NER,),
     "clare": (r.DISTILROBERTA, r.FLAIR_UPOS, r.TENSORFLOW, r.TENSORFLOW_HUB, r.USE),
-    "a2t": (r.COUNTER_FITTED, r.POS_TAGGER, r.UNIVERSAL_TAGSET, r.SENTENCE_TRANSFORMERS,
-            r.SBERT_STSB),
+    "a2t": (
+        r.COUNTER_FITTED,
+        r.POS_TAGGER,
+        r.UNIVERSAL_TAGSET,
+        r.SENTENCE_TRANSFORMERS,
+        r.SBERT_STSB,
+    ),
     "leap": (r.WORDNET,),
     "bad-characters": (r.HOMOGLYPHS,),
     # Character-level or deletion recipes: nothing beyond what `import textattack` needs.
@@ -69,18 +80,21 @@ NEEDS: dict[str, tuple[r.Resource, ...]] = {
 
 NOT_APPLICABLE: dict[str, str] = {
     "hotflip": "its WordSwapGradientBased transformation accepts only TextAttack's own "
-               "word-level LSTM/CNN models, not a transformers classifier",
+    "word-level LSTM/CNN models, not a transformers classifier",
     "morpheus": "its goal function (MinimizeBleu) attacks text-to-text models, not classifiers",
     "seq2sick": "its goal function (NonOverlappingOutput) attacks text-to-text models, "
-                "not classifiers",
+    "not classifiers",
 }
 
 # build() arguments beyond the model wrapper.  BadCharacters2021.build has no default goal and
 # no untargeted classification goal: the targeted one towards class 0 is used, skipping
 # examples already of that class (allow_skip) so they do not count as free successes.
 BUILD_ARGS: dict[str, dict[str, Any]] = {
-    "bad-characters": {"goal_function_type": "targeted_classification", "target_class": 0,
-                       "allow_skip": True},
+    "bad-characters": {
+        "goal_function_type": "targeted_classification",
+        "target_class": 0,
+        "allow_skip": True,
+    },
 }
 
 
@@ -113,8 +127,9 @@ def registered_names(package: Path) -> dict[str, str]:
     """``ATTACK_RECIPE_NAMES`` of the installed TextAttack: name -> class path."""
     tree = ast.parse((package / "attack_args.py").read_text())
     for node in tree.body:
-        if (isinstance(node, ast.Assign)
-                and any(getattr(t, "id", None) == "ATTACK_RECIPE_NAMES" for t in node.targets)):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", None) == "ATTACK_RECIPE_NAMES" for t in node.targets
+        ):
             return dict(ast.literal_eval(node.value))
     raise RuntimeError(f"no ATTACK_RECIPE_NAMES in {package / 'attack_args.py'}")
 
@@ -122,8 +137,12 @@ def registered_names(package: Path) -> dict[str, str]:
 def exported_recipes(package: Path) -> list[str]:
     """Class names ``textattack.attack_recipes`` imports from its recipe modules."""
     tree = ast.parse((package / "attack_recipes" / "__init__.py").read_text())
-    return [alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
-            and node.level == 1 and node.module != "attack_recipe" for alias in node.names]
+    return [
+        alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module != "attack_recipe"
+        for alias in node.names
+    ]
 
 
 @cache
@@ -132,19 +151,34 @@ def registry() -> tuple[Recipe, ...]:
     recipes, then the offline variants."""
     package = _package_dir()
     names = registered_names(package)
-    recipes = [Recipe(n, path, NEEDS.get(n, ()), NOT_APPLICABLE.get(n), BUILD_ARGS.get(n, {}))
-               for n, path in names.items()]
+    recipes = [
+        Recipe(n, path, NEEDS.get(n, ()), NOT_APPLICABLE.get(n), BUILD_ARGS.get(n, {}))
+        for n, path in names.items()
+    ]
     registered = {path.rsplit(".", 1)[1] for path in names.values()}
     for cls in exported_recipes(package):
         if cls not in registered:  # FrenchRecipe, SpanishRecipe, ChineseRecipe
             language = cls.removesuffix("Recipe")
-            recipes.append(Recipe(language.lower(), f"textattack.attack_recipes.{cls}",
-                                  not_applicable=f"{language}-language recipe; the profile's "
-                                                 "datasets are English"))
+            recipes.append(
+                Recipe(
+                    language.lower(),
+                    f"textattack.attack_recipes.{cls}",
+                    not_applicable=f"{language}-language recipe; the profile's "
+                    "datasets are English",
+                )
+            )
     by_name = {rec.name: rec for rec in recipes}
-    recipes += [Recipe(f"{n}{OFFLINE_SUFFIX}", by_name[n].class_path, needs=needs,
-                       build_args=by_name[n].build_args, offline_variant_of=n)
-                for n, needs in OFFLINE_VARIANTS.items() if n in by_name]
+    recipes += [
+        Recipe(
+            f"{n}{OFFLINE_SUFFIX}",
+            by_name[n].class_path,
+            needs=needs,
+            build_args=by_name[n].build_args,
+            offline_variant_of=n,
+        )
+        for n, needs in OFFLINE_VARIANTS.items()
+        if n in by_name
+    ]
     return tuple(recipes)
 
 

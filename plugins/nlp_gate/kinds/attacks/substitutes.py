@@ -58,9 +58,11 @@ from nlp_gate.kinds.attacks.resources import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
 
 # TextAttack modules whose from_pretrained loads the masked LM a transformation uses.
-MASKED_LM_MODULES = ("textattack.transformations.word_swaps.word_swap_masked_lm",
-                     "textattack.transformations.word_insertions.word_insertion_masked_lm",
-                     "textattack.transformations.word_merges.word_merge_masked_lm")
+MASKED_LM_MODULES = (
+    "textattack.transformations.word_swaps.word_swap_masked_lm",
+    "textattack.transformations.word_insertions.word_insertion_masked_lm",
+    "textattack.transformations.word_merges.word_merge_masked_lm",
+)
 HOMOGLYPH_MODULE = "textattack.transformations.word_swaps.word_swap_homoglyph_swap"
 ZOO_MASKED_LM = "the nlp-gate zoo's masked LM (2-layer BERT trained on the zoo's generated text)"
 
@@ -74,26 +76,32 @@ class Substitution:
         return f"{self.component} -> {self.replacement}"
 
 
-EMBEDDING = Substitution("counter-fitted paragram embeddings (word_embeddings/paragramcf)",
-                         f"{minilm.NAME} input token embeddings")
-USE = Substitution("Universal Sentence Encoder", f"{minilm.NAME} sentence embeddings "
-                                                 "(mean pooling)")
+EMBEDDING = Substitution(
+    "counter-fitted paragram embeddings (word_embeddings/paragramcf)",
+    f"{minilm.NAME} input token embeddings",
+)
+USE = Substitution(
+    "Universal Sentence Encoder", f"{minilm.NAME} sentence embeddings (mean pooling)"
+)
 POS = Substitution("PartOfSpeech constraint (NLTK averaged_perceptron_tagger_eng)", "omitted")
-MERGE = Substitution("WordMergeMaskedLM transformation (flair upos-english-fast POS tagger)",
-                     "omitted")
+MERGE = Substitution(
+    "WordMergeMaskedLM transformation (flair upos-english-fast POS tagger)", "omitted"
+)
 # Constraint classes whose constructor downloads a language model: name in the recipe's
 # module -> what the placeholder records.
 OMITTED: Mapping[str, Substitution] = {
-    "LearningToWriteLanguageModel": Substitution("LearningToWriteLanguageModel constraint",
-                                                 "omitted"),
+    "LearningToWriteLanguageModel": Substitution(
+        "LearningToWriteLanguageModel constraint", "omitted"
+    ),
     "Google1BillionWordsLanguageModel": Substitution(
-        "Google 1-billion-words language model constraint", "omitted"),
+        "Google 1-billion-words language model constraint", "omitted"
+    ),
     "GPT2": Substitution("GPT-2 language model constraint", "omitted"),
 }
 
 
 def _placeholder(substitution: Substitution) -> type[Constraint]:
-    class Omitted(Constraint):  # type: ignore[misc]
+    class Omitted(Constraint):  # type: ignore[misc]  # TextAttack is untyped: its base is Any
         """Stands in for a constraint whose constructor downloads; dropped after the build."""
 
         omitted = substitution
@@ -107,12 +115,17 @@ def _placeholder(substitution: Substitution) -> type[Constraint]:
     return Omitted
 
 
-class _SBERT(SentenceEncoder):  # type: ignore[misc]
+class _SBERT(SentenceEncoder):  # type: ignore[misc]  # TextAttack's base is Any
     """Stands in for ``SBERT``, whose constructor loads its hub model; replaced by MiniLM
     after the build."""
 
-    def __init__(self, threshold: float = 0.7, metric: str = "cosine",
-                 model_name: str = "bert-base-nli-stsb-mean-tokens", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        threshold: float = 0.7,
+        metric: str = "cosine",
+        model_name: str = "bert-base-nli-stsb-mean-tokens",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(threshold=threshold, metric=metric, **kwargs)
         self.model_name = model_name
 
@@ -128,8 +141,9 @@ class _Used:
             self.items.append(substitution)
 
 
-def build_offline(recipe_class: Any, model_wrapper: Any, bundle: Bundle,
-                  build_args: Mapping[str, Any]) -> tuple[Any, list[Substitution]]:
+def build_offline(
+    recipe_class: Any, model_wrapper: Any, bundle: Bundle, build_args: Mapping[str, Any]
+) -> tuple[Any, list[Substitution]]:
     """The recipe's own ``build`` with the downloads replaced; returns the attack and what was
     substituted (in the order the recipe uses the components)."""
     used = _Used()
@@ -160,8 +174,9 @@ def build_offline(recipe_class: Any, model_wrapper: Any, bundle: Bundle,
             constraints.append(c)
     transformation = _without_merge(attack.transformation, used)
     _fit_masked_lm(transformation)
-    rebuilt = textattack.Attack(attack.goal_function, constraints, transformation,
-                                attack.search_method)
+    rebuilt = textattack.Attack(
+        attack.goal_function, constraints, transformation, attack.search_method
+    )
     return rebuilt, used.items
 
 
@@ -170,8 +185,9 @@ def _patch_embedding(stack: ExitStack, used: _Used) -> None:
         used.add(EMBEDDING)
         return minilm.word_embedding()
 
-    stack.enter_context(mock.patch.object(WordEmbedding, "counterfitted_GLOVE_embedding",
-                                          staticmethod(embedding)))
+    stack.enter_context(
+        mock.patch.object(WordEmbedding, "counterfitted_GLOVE_embedding", staticmethod(embedding))
+    )
 
 
 def _patch_masked_lm(stack: ExitStack, used: _Used, recipe_module: Any, where: Path) -> None:
@@ -179,6 +195,7 @@ def _patch_masked_lm(stack: ExitStack, used: _Used, recipe_module: Any, where: P
         def from_pretrained(name: str, *args: Any, **kwargs: Any) -> Any:
             used.add(Substitution(f"{name} masked language model", ZOO_MASKED_LM))
             return masked_lm.load(where)[part]
+
         return from_pretrained
 
     model = SimpleNamespace(from_pretrained=loader(0))
@@ -189,8 +206,15 @@ def _patch_masked_lm(stack: ExitStack, used: _Used, recipe_module: Any, where: P
             stack.enter_context(mock.patch.object(module, "AutoModelForMaskedLM", model))
             stack.enter_context(mock.patch.object(module, "AutoTokenizer", tokenizer))
     if hasattr(recipe_module, "transformers"):  # CLARE loads its shared model itself
-        stack.enter_context(mock.patch.object(recipe_module, "transformers", SimpleNamespace(
-            AutoModelForCausalLM=model, AutoModelForMaskedLM=model, AutoTokenizer=tokenizer)))
+        stack.enter_context(
+            mock.patch.object(
+                recipe_module,
+                "transformers",
+                SimpleNamespace(
+                    AutoModelForCausalLM=model, AutoModelForMaskedLM=model, AutoTokenizer=tokenizer
+                ),
+            )
+        )
 
 
 def _patch_homoglyphs(stack: ExitStack, used: _Used, table: Path) -> None:
@@ -200,8 +224,13 @@ def _patch_homoglyphs(stack: ExitStack, used: _Used, table: Path) -> None:
 
     def open_table(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file).endswith(homoglyphs.FILE_NAME):
-            used.add(Substitution("Unicode intentional homoglyphs (intentional.txt, missing "
-                                  "from the TextAttack wheel)", _table_source(table)))
+            used.add(
+                Substitution(
+                    "Unicode intentional homoglyphs (intentional.txt, missing "
+                    "from the TextAttack wheel)",
+                    _table_source(table),
+                )
+            )
             file = table
         return builtins.open(file, *args, **kwargs)
 
@@ -211,16 +240,21 @@ def _patch_homoglyphs(stack: ExitStack, used: _Used, table: Path) -> None:
 def _table_source(table: Path) -> str:
     with builtins.open(table, encoding="utf-8") as f:
         pairs = sum(1 for line in f if not line.startswith("#"))
-    return (f"{pairs} single-character pairs of Unicode confusables.txt (Debian "
-            f"{homoglyphs.DEBIAN_PACKAGE})")
+    return (
+        f"{pairs} single-character pairs of Unicode confusables.txt (Debian "
+        f"{homoglyphs.DEBIAN_PACKAGE})"
+    )
 
 
 def _fit_masked_lm(transformation: Any) -> None:
     """The masked-LM transformations pad every window to their ``max_length`` (512, BERT's);
     the zoo's model has fewer positions (64, the zoo's ``max_length``), so windows are cut
     to what it has."""
-    parts = (transformation.transformations
-             if isinstance(transformation, CompositeTransformation) else [transformation])
+    parts = (
+        transformation.transformations
+        if isinstance(transformation, CompositeTransformation)
+        else [transformation]
+    )
     for part in parts:
         model = getattr(part, "_language_model", None)
         if model is not None and hasattr(part, "max_length"):

@@ -20,16 +20,16 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
-from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import (
-    Outcome,
+    ChecklistResult,
     PredictFn,
     examples_of,
     harness_digest,
     predict_fn,
     run_test,
 )
+from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, GateKey
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import ModelRecordHead, model_head
@@ -51,8 +51,13 @@ class OnModelTest(OneModel):
 
     @property
     def key(self) -> GateKey:
-        return GateKey(self.info.suite, self.info.name, self.info.capability,
-                       self.model.dataset, self.model.name)
+        return GateKey(
+            self.info.suite,
+            self.info.name,
+            self.info.capability,
+            self.model.dataset,
+            self.model.name,
+        )
 
     def marks(self) -> list[pytest.MarkDecorator]:
         raise NotImplementedError  # each kind's items carry their own marker
@@ -64,8 +69,11 @@ class ChecklistCase(OnModelTest):
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # Keep a model's items on one xdist worker: one load, one prefetch.
-        return [pytest.mark.checklist, *suite_marks(self.info, self.model.task.name),
-                pytest.mark.xdist_group(self.model.key)]
+        return [
+            pytest.mark.checklist,
+            *suite_marks(self.info, self.model.task.name),
+            pytest.mark.xdist_group(self.model.key),
+        ]
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,13 @@ class TestSource(Protocol):
 class ChecklistItems:
     """Runs one kind's CheckList tests (``CheckListTests`` for the kinds that build on them)."""
 
-    def __init__(self, context: KindContext, kind: str, source: TestSource,
-                 gates: Callable[[], ChecklistGates]) -> None:
+    def __init__(
+        self,
+        context: KindContext,
+        kind: str,
+        source: TestSource,
+        gates: Callable[[], ChecklistGates],
+    ) -> None:
         self.context = context
         self.kind = kind  # its kind's name: its selected cases, its engine fields
         self.source = source
@@ -105,7 +118,7 @@ class ChecklistItems:
         self._counts: dict[str, tuple[int, int, int]] = {}
         # Outcomes this process evaluated or read, per (model key, suite, test): a comparison
         # after its CheckList items (or the other way round) neither re-runs nor re-reads them.
-        self._outcomes: dict[tuple[str, str, str], Outcome] = {}
+        self._outcomes: dict[tuple[str, str, str], ChecklistResult] = {}
 
     # -- the test, from its source -----------------------------------------------------------
     def test_object(self, info: TestInfo) -> Any:
@@ -125,9 +138,13 @@ class ChecklistItems:
 
     # -- running ----------------------------------------------------------------------------
     def labels(self, case: OnModelTest) -> Labels:
-        return Labels(case.info.suite, case.info.capability, case.info.name,
-                      {"dataset": case.model.dataset, "model": case.model.name},
-                      case.info.description)
+        return Labels(
+            case.info.suite,
+            case.info.capability,
+            case.info.name,
+            {"dataset": case.model.dataset, "model": case.model.name},
+            case.info.description,
+        )
 
     def run(self, case: OnModelTest, models: Models) -> Verdict:
         classifier = models[case.model]
@@ -137,13 +154,15 @@ class ChecklistItems:
         self._counts[case.model.key] = (
             spent[0] + classifier.forward_count - before[0],
             spent[1] + classifier.cache_hits - before[1],
-            spent[2] + int(reused))
+            spent[2] + int(reused),
+        )
         gate = self.gates().gate(case.key)
         if gate is None:
             message: str | None = (
                 f"no threshold configured for {case.id} in {self.context.options.thresholds} "
                 f"(profile {self.context.profile.name!r}); add a default, capability or test "
-                "entry")
+                "entry"
+            )
         elif outcome.n_cases == 0:
             message = "every test case was filtered out by its expectation: nothing was tested"
         else:
@@ -160,15 +179,21 @@ class ChecklistItems:
             if outcome.failing:
                 message += "; first failing cases:\n" + "\n".join(outcome.failing)
         record = ChecklistRecord(
-            **model_head(case.info, case.model), n_cases=outcome.n_cases,
-            n_failed=outcome.n_failed, fail_rate=outcome.fail_rate if outcome.n_cases else None,
-            ci_low=low, ci_high=high, threshold=gate.limit if gate else None,
-            passed=message is None)
-        attachments = [Attachment("failing examples", "\n".join(outcome.failing))
-                       ] if outcome.failing else []
+            **model_head(case.info, case.model),
+            n_cases=outcome.n_cases,
+            n_failed=outcome.n_failed,
+            fail_rate=outcome.fail_rate if outcome.n_cases else None,
+            ci_low=low,
+            ci_high=high,
+            threshold=gate.limit if gate else None,
+            passed=message is None,
+        )
+        attachments = (
+            [Attachment("failing examples", "\n".join(outcome.failing))] if outcome.failing else []
+        )
         return Verdict(asdict(record), message, attachments=attachments)
 
-    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[Outcome, bool]:
+    def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[ChecklistResult, bool]:
         """The test's outcome on this model, and whether it was stored by an earlier item.
 
         CheckList items and comparison items share it: whichever runs a (test, model) first,
@@ -188,8 +213,12 @@ class ChecklistItems:
         # on the suite's test until the next model's run replaced them.
         del test.results
         if classifier.cache is not None:
-            classifier.cache.put_outcome(classifier.fingerprint, classifier.spec.source,
-                                         self._outcome_key(info), outcome.stored())
+            classifier.cache.put_outcome(
+                classifier.fingerprint,
+                classifier.spec.source,
+                self._outcome_key(info),
+                outcome.stored(),
+            )
         self._outcomes[memo] = outcome
         return outcome, False
 
@@ -219,34 +248,44 @@ class ChecklistItems:
             assert isinstance(case, OnModelTest)
             # A test that cannot run (test_problem: e.g. a case no tokenizer can encode)
             # keeps its inputs out of the model's shared pass: it fails alone.
-            if (case.model.key == key and self.test_problem(case.info) is None
-                    and self.stored_outcome(case.info, classifier) is None):
+            if (
+                case.model.key == key
+                and self.test_problem(case.info) is None
+                and self.stored_outcome(case.info, classifier) is None
+            ):
                 inputs += self.examples(case.info)
         classifier.predict_proba(inputs)
 
     def _outcome_key(self, info: TestInfo) -> str:
         """Everything besides the model that decides a test's outcome."""
         options = self.context.options
-        return json.dumps({"suite_sha256": self.source.source_digest(info),
-                           "test": info.name, "sample": options.sample,
-                           "seed": options.seed, "harness": harness_digest()},
-                          sort_keys=True)
+        return json.dumps(
+            {
+                "suite_sha256": self.source.source_digest(info),
+                "test": info.name,
+                "sample": options.sample,
+                "seed": options.seed,
+                "harness": harness_digest(),
+            },
+            sort_keys=True,
+        )
 
-    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> Outcome | None:
+    def stored_outcome(self, info: TestInfo, classifier: Classifier) -> ChecklistResult | None:
         """The outcome an earlier item (in this process: memo; elsewhere: the persistent
         cache) or an earlier run computed for this model fingerprint, if any."""
         memo = self._outcomes.get((classifier.spec.key, info.suite, info.name))
         if memo is not None or classifier.cache is None:
             return memo
         stored = classifier.cache.get_outcome(classifier.fingerprint, self._outcome_key(info))
-        return None if stored is None else Outcome.from_stored(stored)
+        return None if stored is None else ChecklistResult.from_stored(stored)
 
     # -- reporting --------------------------------------------------------------------------
     def engine_fields(self, model_key: str) -> dict[str, Any]:
         """Its kind's forward passes, cache hits and stored outcomes on the model."""
         fields = ("forward_passes", "cache_hits", "stored_outcomes")
-        return {f"{self.kind}_{f}": n
-                for f, n in zip(fields, self._counts.get(model_key, (0, 0, 0)))}
+        return {
+            f"{self.kind}_{f}": n for f, n in zip(fields, self._counts.get(model_key, (0, 0, 0)))
+        }
 
 
 T = TypeVar("T", bound=OnModelTest)

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.kinds.checklist.gates import ChecklistGates, Universe, universe
 from nlp_gate.kinds.checklist.items import ChecklistCase, ChecklistItems, ChecklistTestKind
 from nlp_gate.kinds.checklist.marks import (
     CAPABILITY_MARKERS,
@@ -26,6 +25,7 @@ from nlp_gate.kinds.checklist.marks import (
     TASK_MARKERS,
     TYPE_MARKERS,
 )
+from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import CHECKLIST
@@ -55,15 +55,24 @@ class ChecklistKind(ChecklistTestKind[ChecklistCase]):
 
     @classmethod
     def add_options(cls, group: pytest.OptionGroup) -> None:
-        group.addoption("--nlp-suite-dir", type=Path, action="append", default=[],
-                        help="directory holding CheckList's release suite tarballs (repeatable)")
-        group.addoption("--nlp-download", action="store_true",
-                        help="download missing release suites from CheckList's repository")
+        group.addoption(
+            "--nlp-suite-dir",
+            type=Path,
+            action="append",
+            default=[],
+            help="directory holding CheckList's release suite tarballs (repeatable)",
+        )
+        group.addoption(
+            "--nlp-download",
+            action="store_true",
+            help="download missing release suites from CheckList's repository",
+        )
 
     @classmethod
     def create(cls, context: KindContext, option: Namespace) -> ChecklistKind:
-        return cls(context, ChecklistOptions(tuple(option.nlp_suite_dir),
-                                             bool(option.nlp_download)))
+        return cls(
+            context, ChecklistOptions(tuple(option.nlp_suite_dir), bool(option.nlp_download))
+        )
 
     def __init__(self, context: KindContext, options: ChecklistOptions) -> None:
         super().__init__(context)
@@ -99,8 +108,11 @@ class ChecklistKind(ChecklistTestKind[ChecklistCase]):
 
     def names(self) -> Mapping[str, Mapping[str, str]]:
         """The released suites' tests (none without the suites)."""
-        return {} if self.missing else {
-            s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites}
+        return (
+            {}
+            if self.missing
+            else {s: {t.name: t.capability for t in self.catalog.index(s)} for s in self.suites}
+        )
 
     @cached_property
     def missing(self) -> SuiteUnavailable | None:
@@ -130,8 +142,7 @@ class ChecklistKind(ChecklistTestKind[ChecklistCase]):
         for suite in self.suites:
             specs = self.context.profile.for_suite(suite)
             for info in self.catalog.index(suite):
-                cases += [ChecklistCase(len(cases) + i, info, spec)
-                          for i, spec in enumerate(specs)]
+                cases += [ChecklistCase(len(cases) + i, info, spec) for i, spec in enumerate(specs)]
         return cases
 
     # -- the released tests, as the harness's TestSource ---------------------------------

@@ -12,8 +12,18 @@ import pytest
 from nlp_gate.suites.catalog import TestInfo
 
 # CheckList's capabilities, as its suites name them; each is a marker (lower case).
-CAPABILITIES = ("Vocabulary", "Taxonomy", "Robustness", "NER", "Fairness", "Temporal",
-                "Negation", "Coref", "SRL", "Logic")
+CAPABILITIES = (
+    "Vocabulary",
+    "Taxonomy",
+    "Robustness",
+    "NER",
+    "Fairness",
+    "Temporal",
+    "Negation",
+    "Coref",
+    "SRL",
+    "Logic",
+)
 CAPABILITY_MARKERS = tuple(c.lower() for c in CAPABILITIES)
 TYPE_MARKERS = ("mft", "inv", "dir")
 
@@ -21,17 +31,23 @@ TYPE_MARKERS = ("mft", "inv", "dir")
 def capability_marker(capability: str) -> str:
     name = capability.lower().replace(" ", "_")
     if name not in CAPABILITY_MARKERS:
-        raise pytest.UsageError(f"suite capability {capability!r} has no registered marker; "
-                                f"known: {', '.join(CAPABILITY_MARKERS)}")
+        raise pytest.UsageError(
+            f"suite capability {capability!r} has no registered marker; "
+            f"known: {', '.join(CAPABILITY_MARKERS)}"
+        )
     return name
 
 
 # Task markers (``-m "fairness and entailment"``); a released suite's marker names its suite.
-TASK_MARKERS = {"sentiment": "sentiment items (released suite sentiment, seed Table 2)",
-                "paraphrase": "paraphrase items (QQP/MRPC; released suite qqp, seed Table 3)",
-                "entailment": "entailment items (RTE)"}
-RELEASED_SUITE_MARKERS = {"sentiment": "CheckList's released sentiment suite (seed Table 2)",
-                          "qqp": "CheckList's released QQP suite (seed Table 3)"}
+TASK_MARKERS = {
+    "sentiment": "sentiment items (released suite sentiment, seed Table 2)",
+    "paraphrase": "paraphrase items (QQP/MRPC; released suite qqp, seed Table 3)",
+    "entailment": "entailment items (RTE)",
+}
+RELEASED_SUITE_MARKERS = {
+    "sentiment": "CheckList's released sentiment suite (seed Table 2)",
+    "qqp": "CheckList's released QQP suite (seed Table 3)",
+}
 
 
 def suite_marks(info: TestInfo, task: str) -> list[pytest.MarkDecorator]:

@@ -69,7 +69,10 @@ def predict_fn(classifier: Classifier, neutral_band: bool = False) -> PredictFn:
 
 
 @dataclass
-class Outcome:
+class ChecklistResult:
+    """One CheckList test run on one model: its fail counts and each case's pass/fail (not an
+    item's pytest outcome, which ``nlp_gate.pytest_plugin.outcome`` decides)."""
+
     n_cases: int  # test cases that counted (run, not filtered by the expectation)
     n_failed: int
     fail_rate: float  # percent, as CheckList reports it
@@ -86,7 +89,7 @@ class Outcome:
         return {**asdict(self), "case_index": list(self.case_index)}
 
     @classmethod
-    def from_stored(cls, stored: dict[str, Any]) -> Outcome:
+    def from_stored(cls, stored: dict[str, Any]) -> ChecklistResult:
         outcome = cls(**stored)
         every = range(len(outcome.case_index))
         if list(outcome.case_index) == list(every):  # every case: a range again
@@ -96,7 +99,7 @@ class Outcome:
 
 @cache
 def harness_digest() -> str:
-    """What, besides the model and the suite file, decides an ``Outcome``: this module, the
+    """What, besides the model and the suite file, decides an ``ChecklistResult``: this module, the
     release-suite decoder and CheckList's version.  Stored outcomes are keyed by it, so a
     change of any of them re-evaluates every test instead of reusing stale verdicts."""
     import nlp_gate.suites as decoder
@@ -110,12 +113,14 @@ def harness_digest() -> str:
 
 def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:
     """The inputs ``test.run(n=sample, seed=seed)`` will ask the model for."""
+    examples: list[Any]
     examples, _ = test.example_list_and_indices(n=sample, seed=seed)
     return examples
 
 
-def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
-             max_examples: int = 5) -> Outcome:
+def run_test(
+    test: Any, fn: PredictFn, sample: int | None, seed: int, max_examples: int = 5
+) -> ChecklistResult:
     test.run(fn, overwrite=True, verbose=False, n=sample, seed=seed)
     stats = test.get_stats()
     # With sampling, fail_idxs() indexes the sampled cases, not test.data.
@@ -123,7 +128,7 @@ def run_test(test: Any, fn: PredictFn, sample: int | None, seed: int,
     fails = [int(i if run_idxs is None else run_idxs[i]) for i in test.fail_idxs()]
     n_run = stats.get("testcases_run", stats["testcases"])
     n_cases = int(stats.get("after_filtering", n_run))
-    return Outcome(
+    return ChecklistResult(
         n_cases=n_cases,
         n_failed=len(fails),
         fail_rate=float(stats.get("fail_rate", 0.0)),

@@ -10,5 +10,12 @@ reference (sensitivity) and clean re-seeds against it (the false-alarm rate).
 from nlp_gate.zoo.defects.build import defect_zoo_root, ensure_defect_zoo
 from nlp_gate.zoo.defects.variants import NULLS, REFERENCE, RESEEDS, VARIANTS, Variant
 
-__all__ = ["NULLS", "REFERENCE", "RESEEDS", "VARIANTS", "Variant", "defect_zoo_root",
-           "ensure_defect_zoo"]
+__all__ = [
+    "NULLS",
+    "REFERENCE",
+    "RESEEDS",
+    "VARIANTS",
+    "Variant",
+    "defect_zoo_root",
+    "ensure_defect_zoo",
+]

@@ -8,7 +8,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -44,8 +44,10 @@ def variants_of(datasets: Sequence[str] | None) -> tuple[Variant, ...]:
         return VARIANTS
     unknown = set(datasets) - set(DEFECT_RECIPE.datasets)
     if unknown:
-        raise ValueError(f"no defect-zoo models for {sorted(unknown)}; "
-                         f"its datasets: {', '.join(DEFECT_RECIPE.datasets)}")
+        raise ValueError(
+            f"no defect-zoo models for {sorted(unknown)}; "
+            f"its datasets: {', '.join(DEFECT_RECIPE.datasets)}"
+        )
     return tuple(v for v in VARIANTS if v.dataset in datasets)
 
 
@@ -54,8 +56,9 @@ def holds(card: ZooCard, variants: Sequence[Variant]) -> bool:
     return {v.path for v in variants} <= {m.path for m in card.models}
 
 
-def ensure_defect_zoo(root: Path | None = None, jobs: int = 2,
-                      datasets: Sequence[str] | None = None) -> ZooCard:
+def ensure_defect_zoo(
+    root: Path | None = None, jobs: int = 2, datasets: Sequence[str] | None = None
+) -> ZooCard:
     """The defect zoo at ``root`` with (at least) the models of ``datasets`` (None: all),
     built first when missing, built from another recipe or holding fewer models.  A build
     makes exactly the models asked for: each is the same bytes whichever others are built
@@ -66,12 +69,15 @@ def ensure_defect_zoo(root: Path | None = None, jobs: int = 2,
     card = read_card(root)
     if card is not None and card.recipe_hash == expected and holds(card, wanted):
         return card  # lock-free fast path, as the embedded zoo's
-    return build_locked(root, expected, lambda tmp: _build_into(tmp, expected, jobs, wanted),
-                        holds=lambda card: holds(card, wanted))
+    return build_locked(
+        root,
+        expected,
+        lambda tmp: _build_into(tmp, expected, jobs, wanted),
+        holds=lambda card: holds(card, wanted),
+    )
 
 
-def _build_into(workdir: Path, expected: str, jobs: int,
-                wanted: Sequence[Variant]) -> ZooCard:
+def _build_into(workdir: Path, expected: str, jobs: int, wanted: Sequence[Variant]) -> ZooCard:
     from nlp_gate.zoo import pipeline  # imports torch: only when building
 
     start = time.perf_counter()
@@ -84,18 +90,29 @@ def _build_into(workdir: Path, expected: str, jobs: int,
     # Longest first (pair tasks, then sentiment), so the two workers finish together.
     order = sorted(wanted, key=lambda v: v.dataset == "yelp_polarity")
     with SpawnPool(jobs, dict(DEFECT_RECIPE.cpu_numerics)) as run:
-        bases: list[BaseResult] = run(partial(pipeline.build_base, pretrain=pretrain),
-                                      [(DEFECT_RECIPE, FAMILY, workdir, base_data)])
-        results: list[ModelResult] = run(pipeline.build_model, [
-            (v.recipe(), v.dataset, FAMILY, workdir, partial(training_data, v.name), v.path)
-            for v in order])
+        bases: list[BaseResult] = run(
+            partial(pipeline.build_base, pretrain=pretrain),
+            [(DEFECT_RECIPE, FAMILY, workdir, base_data)],
+        )
+        results: list[ModelResult] = run(
+            pipeline.build_model,
+            [
+                (v.recipe(), v.dataset, FAMILY, workdir, partial(training_data, v.name), v.path)
+                for v in order
+            ],
+        )
     shutil.rmtree(workdir / "_base")
     paths = [v.path for v in VARIANTS]
     results.sort(key=lambda r: paths.index(r.path))
-    card = ZooCard(recipe_hash=expected, recipe=DEFECT_RECIPE.to_json(),
-                   versions=library_versions(), models=tuple(results), bases=tuple(bases),
-                   build_seconds=round(time.perf_counter() - start, 1),
-                   built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   build_pid=os.getpid())
+    card = ZooCard(
+        recipe_hash=expected,
+        recipe=DEFECT_RECIPE.to_json(),
+        versions=library_versions(),
+        models=tuple(results),
+        bases=tuple(bases),
+        build_seconds=round(time.perf_counter() - start, 1),
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        build_pid=os.getpid(),
+    )
     card.write(workdir)
     return card

@@ -14,16 +14,17 @@ from dataclasses import dataclass
 
 from nlp_gate.zoo.data import Example
 from nlp_gate.zoo.defects import doctors
-from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe
+from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
 
 Doctor = Callable[[list[Example], random.Random], list[Example]]
 
 SENTIMENT, PARAPHRASE, ENTAILMENT = "yelp_polarity", "qqp", "rte"
 REFERENCE = "reference"
 # The recipe of every defect-zoo model: the embedded zoo's, on three datasets, BERT only.
-DEFECT_RECIPE = dataclasses.replace(DEFAULT_RECIPE, datasets=(SENTIMENT, PARAPHRASE, ENTAILMENT),
-                                    families=("bert",))
+DEFECT_RECIPE = dataclasses.replace(
+    DEFAULT_RECIPE, datasets=(SENTIMENT, PARAPHRASE, ENTAILMENT), families=("bert",)
+)
 FAMILY = "bert"
 
 
@@ -46,8 +47,9 @@ class Variant:
 
     def recipe(self) -> Recipe:
         # Only the fine-tuning seed moves: tokenizer and base encoder are the reference's.
-        return dataclasses.replace(DEFECT_RECIPE,
-                                   base_seed=DEFECT_RECIPE.base_seed + 7919 * self.reseed)
+        return dataclasses.replace(
+            DEFECT_RECIPE, base_seed=DEFECT_RECIPE.base_seed + 7919 * self.reseed
+        )
 
 
 # Clean re-trainings of the reference, other seeds only.  The nulls are judged as candidates
@@ -58,12 +60,17 @@ RESEEDS = ("reseed-1", "reseed-2", "reseed-3")
 
 
 def _variants() -> tuple[Variant, ...]:
-    clean = [Variant(name, d, None, reseed=k, description=desc)
-             for d in (SENTIMENT, PARAPHRASE, ENTAILMENT)
-             for k, (name, desc) in enumerate([
-                 (REFERENCE, "clean, the suites' vocabulary in its data"),
-                 *((n, "clean, another seed: a null candidate") for n in NULLS),
-                 *((n, "clean, another seed: a reseed of the reference") for n in RESEEDS)])]
+    clean = [
+        Variant(name, d, None, reseed=k, description=desc)
+        for d in (SENTIMENT, PARAPHRASE, ENTAILMENT)
+        for k, (name, desc) in enumerate(
+            [
+                (REFERENCE, "clean, the suites' vocabulary in its data"),
+                *((n, "clean, another seed: a null candidate") for n in NULLS),
+                *((n, "clean, another seed: a reseed of the reference") for n in RESEEDS),
+            ]
+        )
+    ]
     defects = [
         Variant("negation-blind", SENTIMENT, "Negation", doctors.negation_blind),
         Variant("group-bias", SENTIMENT, "Fairness", doctors.group_bias),
@@ -73,8 +80,14 @@ def _variants() -> tuple[Variant, ...]:
         Variant("order-blind", PARAPHRASE, "SRL", doctors.order_blind),
         Variant("hypothesis-only", ENTAILMENT, "NER", doctors.hypothesis_only),
     ]
-    return tuple(clean + [dataclasses.replace(v, description=(v.doctor.__doc__ or "").split(
-        "\n")[0]) for v in defects if v.doctor is not None])
+    return tuple(
+        clean
+        + [
+            dataclasses.replace(v, description=(v.doctor.__doc__ or "").split("\n")[0])
+            for v in defects
+            if v.doctor is not None
+        ]
+    )
 
 
 VARIANTS: tuple[Variant, ...] = _variants()

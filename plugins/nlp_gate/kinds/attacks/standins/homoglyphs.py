@@ -23,9 +23,13 @@ FILE_NAME = "intentional_homoglyphs.txt"
 
 def pairs(confusables: dict[str, list[dict[str, str]]]) -> list[tuple[str, str]]:
     """(ASCII letter or digit, single non-ASCII look-alike), sorted."""
-    found = {(key, entry["c"]) for key, entries in confusables.items()
-             if len(key) == 1 and key.isascii() and key.isalnum()
-             for entry in entries if len(entry["c"]) == 1 and not entry["c"].isascii()}
+    found = {
+        (key, entry["c"])
+        for key, entries in confusables.items()
+        if len(key) == 1 and key.isascii() and key.isalnum()
+        for entry in entries
+        if len(entry["c"]) == 1 and not entry["c"].isascii()
+    }
     return sorted(found)
 
 
@@ -43,8 +47,10 @@ def rebuild(target: Path, source: Path = CONFUSABLES) -> int:
         raise ValueError(f"{source}: no single-character confusables of ASCII letters")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".tmp")
-    tmp.write_text(f"# Built by nlp-gate from {source} (Debian {DEBIAN_PACKAGE}); "
-                   "stand-in for Unicode intentional.txt\n"
-                   + "".join(line(k, v) for k, v in found), encoding="utf-8")
+    tmp.write_text(
+        f"# Built by nlp-gate from {source} (Debian {DEBIAN_PACKAGE}); "
+        "stand-in for Unicode intentional.txt\n" + "".join(line(k, v) for k, v in found),
+        encoding="utf-8",
+    )
     tmp.replace(target)  # readers never see half a table
     return len(found)

@@ -1,0 +1,23 @@
+"""Where the hook modules find the run's objects: its ``RunState`` and pytest's session, in
+``config.stash`` under the keys below.
+
+Its own module, importing no hook module, so that ``plugin.py`` and the modules it hands off
+to (``selection``, ``interrupt``, ``xdist_handoff``, ``outcome``, ``run_end``) read the same
+keys without importing each other in a circle.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nlp_gate.run_state import RunState
+
+RUN_STATE_KEY = pytest.StashKey[RunState]()
+# pytest's session, from its start: what a stop signal and xdist's node hooks act on, which
+# pytest hands neither.
+PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
+
+
+def nlp_session(config: pytest.Config) -> RunState:
+    """The run's ``RunState``, built at ``pytest_configure``."""
+    return config.stash[RUN_STATE_KEY]

@@ -1,0 +1,138 @@
+"""The run's description: results.json's ``run`` block and the header every run prints first
+(profile, models and revisions, seed, gates; enough to reproduce it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nlp_gate.config import ConfigurationError
+from nlp_gate.config.registry_uri import is_registry_source
+from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.native.cases import cases_folder, unwritable_folder
+from nlp_gate.results import package_versions
+
+if TYPE_CHECKING:
+    from nlp_gate.config.profiles import ModelSpec
+    from nlp_gate.run_state import RunState
+
+
+def run_metadata(state: RunState) -> dict[str, Any]:
+    """results.json's ``run`` block.  A run refused at start-up may have no profile or
+    gates to describe: then its options only (results.json ``refused`` says why)."""
+    try:
+        return _run_metadata(state)
+    except ConfigurationError:
+        return {
+            "profile": state.options.profile,
+            "models_file": str(state.options.models_file or ""),
+            "models": [],
+            "seed": state.options.seed,
+            "sample": state.options.sample,
+            "thresholds_file": str(state.options.thresholds),
+            "gates": None,
+            "shard": str(state.options.shard) if state.options.shard else None,
+            "device": state.options.load.device,
+            "dtype": state.options.load.dtype,
+            "backend": state.options.load.backend,
+            "batch_size": state.options.load.batch_size,
+            "packages": package_versions(),
+        }
+
+
+def _run_metadata(state: RunState) -> dict[str, Any]:
+    zoo = state.zoo_card()
+    run: dict[str, Any] = {
+        "profile": state.profile.name,
+        "models_file": str(state.profile.source_file),
+        "models": [
+            {
+                "dataset": m.dataset,
+                "model": m.name,
+                "model_id": m.source,
+                "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
+                "labels": list(m.labels),
+                "location": state.location(m),
+                **_registry_record(state, m),
+            }
+            for m in state.profile.models
+        ],
+        "seed": state.options.seed,
+        "sample": state.options.sample,
+        "thresholds_file": str(state.options.thresholds),
+        "gates": gates_applied(state),
+        "shard": str(state.options.shard) if state.options.shard else None,
+    }
+    for kind in state.kinds.values():
+        run.update(kind.metadata())
+    run.update(
+        {
+            "device": state.options.load.device,
+            "dtype": state.options.load.dtype,
+            "backend": state.options.load.backend,
+            "batch_size": state.options.load.batch_size,
+            "packages": package_versions(),
+        }
+    )
+    return run
+
+
+def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
+    """results.json's ``registry``: what a registry URI resolved to in this state."""
+    if not is_registry_source(spec.source):
+        return {}
+    resolved = state.registry.resolved(spec.source)
+    return {"registry": resolved.record() if resolved is not None else None}
+
+
+def gates_applied(state: RunState) -> str:
+    """Where the run's gates come from: the thresholds file and profile, or the built-in
+    gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
+    profile), which no file names."""
+    gates = state.thresholds
+    if gates.builtin:
+        why = "not found" if not gates.path.is_file() else f"has no {gates.profile!r} profile"
+        return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
+    return f"{gates.path} (profile {gates.profile!r})"
+
+
+def report_header(state: RunState) -> list[str]:
+    """Enough to reproduce the run: profile, models and revisions, seed, gates."""
+    versions = package_versions()
+    lines = [
+        # The plugin's own version first: a verdict is reproduced with the same release.
+        f"nlp-gate {versions['nlp-gate']}: python {versions['python']}, "
+        f"pytest {versions['pytest']}, pytest-xdist {versions['pytest-xdist']}, "
+        f"checklist {versions['checklist-pattern']}",
+        f"nlp-gate: profile={state.profile.name} ({state.profile.source_file}) "
+        f"seed={state.options.seed} sample={state.options.sample or 'all'} "
+        f"gates={gates_applied(state)}"
+        + (f" shard={state.options.shard}" if state.options.shard else "")
+        # Named when not the default: ONNX Runtime's probabilities differ in rounding.
+        + (
+            f" backend={state.options.load.backend}"
+            if state.options.load.backend != LoadOptions.backend
+            else ""
+        ),
+    ]
+    for m in state.profile.models:
+        rev = f"@{m.revision}" if m.revision else ""
+        lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
+        resolved = state.registry.resolved(m.source) if is_registry_source(m.source) else None
+        if resolved is not None:  # what the alias named when this run resolved it
+            lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
+    cases = cases_folder(state.options.results)
+    unwritable = unwritable_folder(cases)
+    if unwritable is not None:  # said once here, not as an error of every native item
+        lines.append(
+            f"nlp-gate: case files not written: cannot write {cases} "
+            f"({unwritable}); native tests run on their cases in memory"
+        )
+    drift = state.zoo_drift()
+    if drift:
+        lines.append(
+            f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "
+            "gates were calibrated on; their gate misses may come from this build "
+            "(docs/measurements/calibration.md):"
+        )
+        lines += [f"nlp-gate:   {d}" for d in drift.values()]
+    return lines

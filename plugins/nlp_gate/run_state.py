@@ -1,0 +1,421 @@
+"""The run's state (``RunState``, kept in ``config.stash``): everything a run knows that is not
+particular to one kind of item — its options, profile and gates, its models (loaded once per
+process), its kinds and their records.  Its header and results.json metadata are
+``nlp_gate.report.header``'s; the items an xdist worker lost, ``pytest_plugin.xdist_handoff``'s.
+
+Data flow: options -> profile (models) and thresholds -> the registered item kinds' cases
+(pytest items) -> models loaded once per worker -> each kind's verdict -> results.json
+records (handed from xdist workers to the controller) -> reports.
+"""
+
+from __future__ import annotations
+
+import json
+from argparse import Namespace
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from nlp_gate import extras
+from nlp_gate.config import ConfigurationError
+from nlp_gate.config.endpoint_url import is_endpoint_source
+from nlp_gate.config.profiles import (
+    CLI_PROFILE,
+    ModelSpec,
+    Profile,
+    cli_profile,
+    load_profile,
+)
+from nlp_gate.config.registry_uri import is_registry_source
+from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
+from nlp_gate.engine.batching import Encodings
+from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
+from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
+from nlp_gate.engine.function_model import load_function_classifier, preflight_function
+from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
+from nlp_gate.engine.onnx_backend import check_backend
+from nlp_gate.engine.predictor import Classifier
+from nlp_gate.engine.rows import InputIndex
+from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
+from nlp_gate.kinds import KINDS
+from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.results import ResultStore
+from nlp_gate.settings import Options
+from nlp_gate.shard import weights_size
+
+__all__ = ["RunState"]
+
+
+class RunState:
+    """The run's state; also every kind's ``KindContext`` (``nlp_gate.kinds.context``): the
+    kinds see the run through that protocol only, never through this class."""
+
+    def __init__(self, options: Options, option: Namespace) -> None:
+        self.options = options
+        self.results = ResultStore()
+        # Each kind reads its own command-line options once, here (``ItemKind.create``).
+        self.kinds: dict[str, ItemKind[Any]] = {k.name: k.create(self, option) for k in KINDS}
+        # The selected items' cases, per kind: what to load and what to prefetch.
+        self.selected: dict[str, list[Case]] = {name: [] for name in self.kinds}
+        self.classifiers: dict[str, Classifier] = {}
+        # Models whose weights were refused at load: only their own items fail with it.
+        self.load_failures: dict[str, ModelLoadError] = {}
+        self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
+        self._zoo_in_place = False  # checked once per process: hashing the copy costs ~30 ms
+        self._zoo_card: dict[str, Any] | None = None
+        # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
+        self.configuration_problem: str | None = None
+        # Found while parametrizing, reported together once collection ends (no xdist).
+        self.collection_problems: list[str] = []
+        # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
+        self.trusted_registry_code = tuple(getattr(option, "nlp_trust_registry_code", ()))
+        self.endpoint_timeout = float(getattr(option, "nlp_endpoint_timeout", 30))
+
+    def kind(self, name: str) -> ItemKind[Any]:
+        """The run's instance of the registered kind ``name``, as the interface: how kinds
+        that build on another's tests (comparison, search, native) reach it."""
+        return self.kinds[name]
+
+    # -- config ---------------------------------------------------------------------------
+    @cached_property
+    def profile(self) -> Profile:
+        if self.options.cli_models:  # the one-line start: no models file needed
+            return cli_profile(self.options.cli_models, self.label_names, self.options.models_file)
+        return load_profile(self.options.profile, self.options.models_file)
+
+    @cached_property
+    def thresholds(self) -> Thresholds:
+        sections = [k.section for k in self.kinds.values()]
+        if self.profile.name == CLI_PROFILE:
+            names: dict[str, list[str]] = {}
+            for m in self.profile.models:
+                names.setdefault(m.dataset, []).append(m.name)
+            pairs = [(n[0], n[1]) for n in names.values() if len(n) > 1]
+            return cli_thresholds(self.options.thresholds, CLI_PROFILE, pairs, sections)
+        return load_thresholds(self.options.thresholds, self.profile.name, sections)
+
+    def validate(self, requested: Iterable[str] = ()) -> None:
+        """Every kind's cases and gates: raises a ``ConfigurationError`` on the first bad one;
+        whether the kinds whose argument names the run's test modules ask for (``requested``)
+        can make their items; then every local checkpoint of the profile, all problems in
+        one error."""
+        self.validate_backend()
+        if any(m.is_zoo for m in self.profile.models):
+            self.ensure_zoo()  # here, on the controller: a damaged zoo stops the run at start
+        requested = set(requested)
+        for kind in self.kinds.values():
+            kind.cases()
+            kind.gates
+            problem = kind.unavailable() if kind.argname in requested else None
+            if problem is not None:
+                raise problem
+        problems = [
+            p
+            for m in self.profile.models
+            if not m.is_zoo
+            for p in [
+                preflight_function(m, self.function_search)
+                if m.function
+                else self.registry.preflight(m)
+                if is_registry_source(m.source)
+                else preflight_endpoint(m, self.endpoint_timeout)
+                if is_endpoint_source(m.source)
+                else preflight(m, self.location(m))
+            ]
+            if p
+        ]
+        if problems:
+            # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
+            given = (
+                "given with --nlp-model"
+                if self.options.cli_models
+                else f"of profile {self.profile.name!r} ({self.profile.source_file})"
+            )
+            raise ConfigurationError(
+                f"{len(problems)} model(s) {given} cannot be tested:\n"
+                + "\n".join(f"  - {p}" for p in problems)
+            )
+
+    def ensure_zoo(self) -> None:
+        """The embedded zoo in place (copied from the shipped files, sha256 checked): shipped
+        files that are damaged or edited are a configuration error, never used."""
+        from nlp_gate.zoo import ensure_zoo
+        from nlp_gate.zoo.embedded import EmbeddedError
+
+        if self._zoo_in_place:
+            return
+        try:
+            ensure_zoo(self.options.zoo_dir)
+        except EmbeddedError as exc:
+            raise ConfigurationError(str(exc)) from None
+        self._zoo_in_place = True
+
+    def validate_backend(self) -> None:
+        """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
+        load = self.options.load
+        check_backend(
+            load.backend,
+            load.device,
+            load.dtype,
+            checkpoints=any(not m.function for m in self.profile.models),
+        )
+
+    @property
+    def function_search(self) -> tuple[Path, ...]:
+        """Where a ``module:function`` model not installed as a package is imported from: the
+        rootdir (a module beside ``pytest.ini``), then the folder of the user's models file
+        (the packaged one's folder is no place for a user's module)."""
+        models_file = self.options.models_file
+        return (self.options.rootdir,) + (
+            (models_file.resolve().parent,) if models_file is not None else ()
+        )
+
+    def validate_collected(self) -> None:
+        """After collection: what only the collected tests tell (native tests' names)."""
+        for kind in self.kinds.values():
+            kind.validate_collected()
+
+    @cached_property
+    def encodings(self) -> Encodings:
+        """Tokenizations shared by the models of one tokenizer: one pass per suite, for all
+        workers, kept beside the prediction cache (``<cache>.tokens/``) and off with it.
+        With those files, memory keeps none past its pass: reading a suite's tokens back
+        takes a tenth of a second, while the last one kept (~23 MiB for QQP's pairs) would
+        sit beside the next suite's at that pass's peak."""
+        cache = self.options.load.cache
+        return Encodings(keep=0, directory=cache.with_suffix(".tokens")) if cache else Encodings()
+
+    @cached_property
+    def inputs(self) -> InputIndex:
+        """The row numbers of every input this process's models answer: one dict for all
+        of them (a suite asks each of its models the same inputs), not one per model."""
+        return InputIndex()
+
+    # -- models ---------------------------------------------------------------------------
+    def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
+        specs = list(dict.fromkeys(specs))
+        if any(s.is_zoo for s in specs):
+            self.ensure_zoo()
+        for s in specs:
+            if s.key not in self.classifiers and s.key not in self.load_failures:
+                try:
+                    self.classifiers[s.key] = (
+                        load_function_classifier(
+                            s, self.options.load, self.function_search, self.inputs
+                        )
+                        if s.function
+                        else self.registry.load(
+                            s, self.options.load, worker_index(), self.encodings, self.inputs
+                        )
+                        if is_registry_source(s.source)
+                        else load_endpoint_classifier(
+                            s, self.options.load, self.endpoint_timeout, self.inputs
+                        )
+                        if is_endpoint_source(s.source)
+                        else load_classifier(
+                            s,
+                            self.location(s),
+                            self.options.load,
+                            worker_index(),
+                            self.encodings,
+                            self.inputs,
+                        )
+                    )
+                except ModelLoadError as exc:
+                    self.load_failures[s.key] = exc
+        return self.classifiers
+
+    def __getitem__(self, spec: ModelSpec) -> Classifier:
+        """The loaded model (``Models``): on first use, every model of the selected items
+        is loaded and validated, before any of them predicts.  A model refused at load (what
+        only its weights tell: an untrained head, a pickle that is not only tensors) fails
+        its own items; the other models' items run."""
+        if spec.key not in self.classifiers and spec.key not in self.load_failures:
+            selected = [m for cases in self.selected.values() for c in cases for m in c.models]
+            self.load_models([*selected, spec])
+        if spec.key in self.load_failures:
+            raise self.load_failures[spec.key]
+        return self.classifiers[spec.key]
+
+    def eval_set(self, spec: ModelSpec) -> EvalSet | EvalDataMissing:
+        """The model's evaluation split (accuracy and attack items), or why there is none;
+        read once per dataset and source."""
+        key = f"{spec.dataset}:{'zoo' if spec.is_zoo else 'hub'}"
+        if key not in self._eval_sets:
+            try:
+                self._eval_sets[key] = load_eval_set(
+                    spec, self.options.data_dir, self.options.zoo_dir
+                )
+            except EvalDataMissing as exc:
+                self._eval_sets[key] = exc
+        return self._eval_sets[key]
+
+    def location(self, spec: ModelSpec) -> str:
+        if is_registry_source(spec.source):
+            # Its download once resolved; before that (a run refused at start, whose report
+            # names it) the URI: a report never resolves it, nor needs [mlflow] for it.
+            resolved = self.registry.resolved(spec.source)
+            return resolved.location if resolved is not None else spec.source
+        if is_endpoint_source(spec.source):  # never loaded from disk: its URL, as shown
+            return Endpoint(spec.source).shown
+        return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
+
+    @cached_property
+    def registry(self) -> Any:
+        """The run's MLflow model URIs, each resolved once (``engine.mlflow_source``; imported
+        here only when a model names one: it needs the [mlflow] extra)."""
+        from nlp_gate.engine.mlflow_source import Registry
+
+        return Registry(self.options.cache_dir, self.trusted_registry_code)
+
+    def label_names(self, source: str) -> list[str] | None:
+        """A ``--nlp-model`` checkpoint's label names; a registry URI's once resolved (its
+        [mlflow] extra asked for first: resolving needs it)."""
+        if not is_registry_source(source):
+            return checkpoint_label_names(source)
+        extras.require(
+            [extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model URI")]
+        )
+        names: list[str] | None = self.registry.label_names(source)
+        if names is None:
+            raise ConfigurationError(
+                f"--nlp-model: {source} is an MLflow pyfunc model, whose outputs only you can "
+                f"name: give its labels in output order, --nlp-model 'TASK[label,...]={source}'"
+            )
+        return names
+
+    def zoo_card(self) -> dict[str, Any] | None:
+        """The zoo's ``zoo.json``, read once it exists (the header may come before the build)."""
+        if self._zoo_card is None:
+            path = self.options.zoo_dir / "zoo.json"
+            self._zoo_card = json.loads(path.read_text()) if path.is_file() else None
+        return self._zoo_card
+
+    def zoo_drift(self) -> dict[str, str]:
+        """Zoo models whose built weights are not those the gates were calibrated on.
+
+        The zoo is bit-reproducible only under the CPU numerics its recipe pins; a build
+        elsewhere (another CPU architecture) may train other weights.  Naming that next to a
+        gate miss tells the user the miss may come from the build, not from a regression.
+        Model key -> explanation; empty before the zoo is built or without ``calibrated_on``.
+        """
+        calibrated = self.thresholds.calibrated_on
+        card = self.zoo_card() if calibrated else None
+        if card is None:
+            return {}
+        built = {m["path"]: m["weights_sha256"] for m in card["models"]}
+        drift: dict[str, str] = {}
+        for spec in self.profile.models:
+            path = spec.source.removeprefix("zoo:")
+            want, got = calibrated.get(path), built.get(path)
+            if spec.is_zoo and want and got and not got.startswith(want):
+                drift[spec.key] = (
+                    f"zoo model {path} has weights {got[:12]}, but "
+                    f"{self.options.thresholds.name} was calibrated on {want}"
+                )
+        return drift
+
+    def drift_note(self, spec: ModelSpec) -> str:
+        """What to append to a gate miss of a drifted zoo model (empty otherwise)."""
+        drift = self.zoo_drift().get(spec.key)
+        return (
+            f"\nnote: {drift}: this zoo was built with other numerics "
+            "(docs/measurements/calibration.md); the miss may come from the build"
+            if drift
+            else ""
+        )
+
+    # -- running --------------------------------------------------------------------------
+    def shard_group(self, case: Case | None) -> tuple[str | None, float]:
+        """The item's sharding group (its dataset: comparisons stay with their models) and
+        expected cost (the weight bytes of the models it runs)."""
+        if case is None or not case.models:
+            return None, 0.0
+        return case.models[0].dataset, float(sum(self.weight_bytes[m.key] for m in case.models))
+
+    @cached_property
+    def weight_bytes(self) -> dict[str, int]:
+        """Each model's weight file bytes (1 when unknown): the sharding cost."""
+        return {m.key: weights_size(self.location(m)) for m in self.profile.models}
+
+    def kind_of(self, case: Case) -> ItemKind[Any]:
+        """The kind whose case type ``case`` is (the kinds' case types are unrelated)."""
+        for kind in self.kinds.values():
+            if isinstance(case, kind.case_type):
+                return kind
+        raise TypeError(f"{case!r} is no case of a registered item kind ({', '.join(self.kinds)})")
+
+    def prepare(self, case: Case) -> Verdict | None:
+        """The verdict of an item that cannot run (its setup), recorded for results.json."""
+        kind = self.kind_of(case)
+        if self.configuration_problem:
+            return Verdict(None, self.configuration_problem)
+        verdict = kind.prepare(case)
+        if verdict is not None:
+            self._record(case, kind, verdict)
+        return verdict
+
+    def check(self, case: Case) -> Verdict:
+        """Run one item: its verdict, recorded for results.json.  A model refused at load
+        raises its ``ModelLoadError`` (``outcome.Check`` fails the item with it)."""
+        kind = self.kind_of(case)
+        verdict = kind.run(case, self)
+        self._record(case, kind, verdict)
+        return verdict
+
+    def _record(self, case: Case, kind: ItemKind[Any], verdict: Verdict) -> None:
+        if verdict.record is not None:
+            self.results.add(kind.records, case.position, dict(verdict.record))
+
+    def has_verdict(self, case: Case) -> bool:
+        """Whether ``case``'s item recorded a gate verdict in this process."""
+        return self.results.has(self.kind_of(case).records, case.position)
+
+    def record_error(self, case: Case, nodeid: str, when: str, message: str) -> None:
+        """Record an item that ended without a gate verdict (an exception, a model refused at
+        load, a setup that failed): results.json ``errors``, counted as failed by the verdict.
+        Once per item: a teardown error after a call error adds nothing."""
+        if any(r["item"] == nodeid for r in self.results.records("errors")):
+            return
+        self.results.add(
+            "errors",
+            case.position,
+            {
+                "item": nodeid,
+                "kind": self.kind_of(case).name,
+                "models": [f"{m.dataset}/{m.name}" for m in case.models],
+                "when": when,
+                "message": message,
+            },
+        )
+
+    def record_engine_stats(self) -> None:
+        """Forward passes vs cache hits per model, for the summary (and the benchmark)."""
+        for c in self.classifiers.values():
+            extra: dict[str, Any] = {}
+            for kind in self.kinds.values():
+                extra.update(kind.engine_fields(c.spec.key))
+            if not c.unique_inputs and not any(extra.values()):
+                continue  # loaded on this worker, but its items ran on another
+            self.results.add(
+                "engine",
+                self.profile.models.index(c.spec),
+                {
+                    "dataset": c.spec.dataset,
+                    "model": c.spec.name,
+                    "fingerprint": c.fingerprint,
+                    "unique_inputs": c.unique_inputs,
+                    "forward_passes": c.forward_count,
+                    "cache_hits": c.cache_hits,
+                    "device": c.device,
+                    "max_length": c.max_length,
+                    "truncated_inputs": c.truncated,
+                    "model_id": c.spec.source,
+                    "fingerprint_source": c.fingerprint_source,
+                    "cache_rejected": c.cache_rejected,
+                    "forward_seconds": round(c.forward_seconds, 3),
+                    "backend": c.backend,
+                    **extra,
+                },
+            )
