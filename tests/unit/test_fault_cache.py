@@ -12,7 +12,8 @@ import numpy as np
 from fixtures.cache_file import cache_sql
 from nlp_gate.config.profiles import cli_profile
 from nlp_gate.engine.function_model import FunctionClassifier
-from nlp_gate.engine.prediction_cache import PredictionCache, PredictionCacheWarning
+from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.prediction_cache_db import PredictionCacheWarning
 from nlp_gate.engine.predictor import LoadOptions
 
 # -- the same faults on the engine directly -----------------------------------------------
