@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("mlflow")
 
 from fixtures.gate_run import GateRun, RunGate  # noqa: E402  # after the importorskip above
-from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, registry_env  # noqa: E402,F401  # after the importorskip above; pytest fixtures
+from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, move_alias, registry_env  # noqa: E402,F401  # after the importorskip above; pytest fixtures
 
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 
@@ -76,12 +76,9 @@ def test_champion_and_challenger_are_compared_with_the_fail_rates_of_their_check
 def test_an_alias_that_moves_is_resolved_anew_and_never_answered_from_the_old_cache(
     run_gate: RunGate, registry_env: LocalRegistry
 ) -> None:
-    import mlflow
-
-    client = mlflow.MlflowClient(registry_env.tracking_uri)
     runs = []
     for version in ("1", "2"):
-        client.set_registered_model_alias("sst2-bert", "moving", version)
+        move_alias(registry_env, "sst2-bert", "moving", version)
         run = run_gate("--nlp-model", "sentiment=models:/sst2-bert@moving", *ARGS)
         assert run.result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
             run.result.stdout.str()[-3000:]
