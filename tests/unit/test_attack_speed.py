@@ -407,6 +407,44 @@ def test_a_score_is_that_of_embeddings_made_alone_in_any_company(
     assert _scores(textattack, encoder, pairs, list(range(len(pairs)))) == everything
 
 
+def test_neighbour_rows_are_those_of_the_whole_table(
+    textattack: ModuleType, three_threads: None
+) -> None:
+    """The table is computed a block at a time, when a word of the block is first asked
+    about; its rows equal those of the whole table computed at once (as before, on the
+    process's threads), whichever blocks are asked for, in any order."""
+    import torch
+
+    from nlp_gate.kinds.attacks import minilm
+
+    minilm.word_embedding.cache_clear()
+    embedding = minilm.word_embedding()
+    table = embedding.nn_matrix
+    assert isinstance(table, minilm.Neighbours) and table.computed == []
+    n, block = len(table), minilm.Neighbours.BLOCK
+    assert table.shape == (n, minilm.NEIGHBOURS) and n > 3 * block
+    matrix = torch.from_numpy(embedding.embedding_matrix)
+    with torch.no_grad():
+        whole = torch.cat(
+            [
+                (matrix[i : i + block] @ matrix.T).topk(minilm.NEIGHBOURS, dim=1).indices
+                for i in range(0, n, block)
+            ]
+        ).numpy()
+    asked = [n - 1, 7, block + 3, n - 2, 0]  # the last (partial) block first
+    for i in asked:
+        assert np.array_equal(table[i], whole[i])
+        assert table[i][0] == i  # a word is its own nearest neighbour
+    assert table.computed == [0, 1, (n - 1) // block]  # only the blocks asked about
+    word = embedding.index2word(7)
+    near = embedding.nearest_neighbours(word, 5)  # as TextAttack's transformations ask
+    assert list(near) == list(whole[7][1:6])
+    assert torch.get_num_threads() == 3  # given back
+    with pytest.raises(IndexError):
+        table[n]
+    minilm.word_embedding.cache_clear()
+
+
 # -- lazy ---------------------------------------------------------------------------------
 def _attack(textattack: ModuleType, budget: int, threshold: float = 0.5, search: Any = None) -> Any:
     """A greedy attack on a model whose probabilities hash the text: every candidate scores

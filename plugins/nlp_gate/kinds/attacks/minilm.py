@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -187,25 +188,20 @@ def _embed_batched(sentences: list[str]) -> np.ndarray:
         return out
     tokenizer, model = _minilm()
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.inference_mode():
-            for start in range(0, len(order), BATCH):
-                chunk = order[start : start + BATCH]
-                enc = tokenizer(
-                    [sentences[i] for i in chunk],
-                    padding=True,
-                    truncation=True,
-                    max_length=MAX_TOKENS,
-                    return_tensors="pt",
-                )
-                hidden = model(**enc).last_hidden_state
-                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1)
-                out[chunk] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
-    finally:
-        torch.set_num_threads(threads)
+    with _one_thread(), torch.inference_mode():
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            enc = tokenizer(
+                [sentences[i] for i in chunk],
+                padding=True,
+                truncation=True,
+                max_length=MAX_TOKENS,
+                return_tensors="pt",
+            )
+            hidden = model(**enc).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1)
+            out[chunk] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
     return out
 
 
@@ -224,17 +220,25 @@ def _embed_alone(sentences: list[str]) -> np.ndarray:
     # A fast tokenizer encodes each text of a list on its own; without padding, a text's ids
     # are those it has alone.
     ids = tokenizer(sentences, truncation=True, max_length=MAX_TOKENS)["input_ids"]
+    with _one_thread(), torch.inference_mode():
+        for i, one in enumerate(ids):
+            hidden = model(input_ids=torch.tensor([one])).last_hidden_state
+            pooled = hidden.sum(1) / len(one)  # mean over the tokens: no padding to mask
+            out[i] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+    return out
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread for the block, the process's count restored after."""
+    import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        with torch.inference_mode():
-            for i, one in enumerate(ids):
-                hidden = model(input_ids=torch.tensor([one])).last_hidden_state
-                pooled = hidden.sum(1) / len(one)  # mean over the tokens: no padding to mask
-                out[i] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+        yield
     finally:
         torch.set_num_threads(threads)
-    return out
 
 
 def encoder_like(encoder: SentenceEncoder) -> MiniLMSentenceEncoder:
@@ -279,13 +283,52 @@ def word_embedding() -> WordEmbedding:
     with torch.no_grad():
         matrix = model.get_input_embeddings().weight[ids].float()
         matrix = torch.nn.functional.normalize(matrix, dim=-1)
-        # Nearest neighbours by L2 distance (what TextAttack's nn matrices hold); for unit
-        # vectors that is the cosine order.  Chunked: the full N x N matrix would be ~2 GB.
-        nn = torch.cat(
-            [
-                (matrix[i : i + 2048] @ matrix.T).topk(NEIGHBOURS, dim=1).indices
-                for i in range(0, len(words), 2048)
-            ]
-        )
     word2index = {w: i for i, w in enumerate(words)}
-    return WordEmbedding(matrix.numpy(), word2index, dict(enumerate(words)), nn.numpy())
+    return WordEmbedding(matrix.numpy(), word2index, dict(enumerate(words)), Neighbours(matrix))
+
+
+class Neighbours:
+    """The nearest-neighbour table TextAttack reads one row at a time (``nn_matrix[index]``),
+    computed a block of ``Neighbours.BLOCK`` words at a time, when a word of that block is first
+    asked about.  An attack asks about the words of its examples, most of them common words
+    with low vocabulary ids, so most blocks are never computed (the whole table is ~8 CPU-s a
+    worker).  Each block is computed as the whole table was, with the same shapes and on one
+    thread, so its rows are the same whichever blocks are asked for and in whatever order."""
+
+    BLOCK = 2048  # rows per product: the full N x N similarity matrix would be ~2 GB
+
+    def __init__(self, matrix: Any) -> None:
+        self._matrix = matrix
+        self._blocks: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return int(self._matrix.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self), NEIGHBOURS
+
+    @property
+    def computed(self) -> list[int]:
+        """The blocks computed so far, in order."""
+        return sorted(self._blocks)
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        i = int(index)
+        if not 0 <= i < len(self):
+            raise IndexError(f"word index {i} out of range for {len(self)} words")
+        block = self._blocks.get(i // self.BLOCK)
+        if block is None:
+            block = self._blocks[i // self.BLOCK] = self._block(i // self.BLOCK)
+        row: np.ndarray = block[i % self.BLOCK]
+        return row
+
+    def _block(self, b: int) -> np.ndarray:
+        import torch
+
+        rows = self._matrix[b * self.BLOCK : (b + 1) * self.BLOCK]
+        # One product shape and thread count: the same rows always.  Nearest by L2 distance
+        # (what TextAttack's nn matrices hold): for unit vectors that is the cosine order.
+        with _one_thread(), torch.no_grad():
+            found: np.ndarray = (rows @ self._matrix.T).topk(NEIGHBOURS, dim=1).indices.numpy()
+        return found
