@@ -71,8 +71,8 @@ def _context(job: Job) -> tuple[Any, Any, Any, Any]:
     the plugin finds them (the default cache directory, the default profile)."""
     from nlp_gate.config.profiles import load_profile
     from nlp_gate.eval_sets import load_eval_set
+    from nlp_gate.kinds.attacks.bundle import Bundle
     from nlp_gate.kinds.attacks.recipes import registry
-    from nlp_gate.kinds.attacks.resources import Bundle
     from nlp_gate.zoo.build import default_zoo_root
 
     spec = next(m for m in load_profile().models if m.key == job.model)

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from nlp_gate.kinds.attacks import offline
-    from nlp_gate.kinds.attacks.resources import Bundle
+    from nlp_gate.kinds.attacks.bundle import Bundle
     from nlp_gate.zoo.build import default_zoo_root
 
     bundle = Bundle((REPO / ".cache" / "attack-resources").resolve())

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from nlp_gate.kinds.attacks import fetch  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.kinds.attacks.resources import Bundle  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.kinds.attacks.bundle import Bundle  # noqa: E402  # after the sys.path set-up above
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """The run's state (``RunState``, kept in ``config.stash``): everything a run knows that is not
 particular to one kind of item — its options, profile and gates, its models (loaded once per
 process), its kinds and their records.  Its header and results.json metadata are
-``nlp_gate.report.header``'s; the items an xdist worker lost, ``pytest_plugin.xdist_handoff``'s.
+``nlp_gate.report.header``'s; its zoo's card and drift, ``nlp_gate.report.zoo_drift``'s; the
+items an xdist worker lost, ``pytest_plugin.xdist_handoff``'s.
 
 Data flow: options -> profile (models) and thresholds -> the registered item kinds' cases
 (pytest items) -> models loaded once per worker -> each kind's verdict -> results.json
@@ -10,7 +11,6 @@ records (handed from xdist workers to the controller) -> reports.
 
 from __future__ import annotations
 
-import json
 from argparse import Namespace
 from collections.abc import Iterable
 from functools import cached_property
@@ -40,6 +40,7 @@ from nlp_gate.engine.rows import InputIndex
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.report.zoo_drift import ZooDrift
 from nlp_gate.results import ResultStore
 from nlp_gate.settings import Options
 from nlp_gate.shard import weights_size
@@ -63,7 +64,8 @@ class RunState:
         self.load_failures: dict[str, ModelLoadError] = {}
         self._eval_sets: dict[str, EvalSet | EvalDataMissing] = {}
         self._zoo_in_place = False  # checked once per process: hashing the copy costs ~30 ms
-        self._zoo_card: dict[str, Any] | None = None
+        # zoo.json and the zoo models built with other weights than the gates were calibrated on.
+        self.zoo = ZooDrift(self)
         # Found after collection on an xdist worker (see plugin.pytest_collection_finish).
         self.configuration_problem: str | None = None
         # Found while parametrizing, reported together once collection ends (no xdist).
@@ -285,46 +287,9 @@ class RunState:
             )
         return names
 
-    def zoo_card(self) -> dict[str, Any] | None:
-        """The zoo's ``zoo.json``, read once it exists (the header may come before the build)."""
-        if self._zoo_card is None:
-            path = self.options.zoo_dir / "zoo.json"
-            self._zoo_card = json.loads(path.read_text()) if path.is_file() else None
-        return self._zoo_card
-
-    def zoo_drift(self) -> dict[str, str]:
-        """Zoo models whose built weights are not those the gates were calibrated on.
-
-        The zoo is bit-reproducible only under the CPU numerics its recipe pins; a build
-        elsewhere (another CPU architecture) may train other weights.  Naming that next to a
-        gate miss tells the user the miss may come from the build, not from a regression.
-        Model key -> explanation; empty before the zoo is built or without ``calibrated_on``.
-        """
-        calibrated = self.thresholds.calibrated_on
-        card = self.zoo_card() if calibrated else None
-        if card is None:
-            return {}
-        built = {m["path"]: m["weights_sha256"] for m in card["models"]}
-        drift: dict[str, str] = {}
-        for spec in self.profile.models:
-            path = spec.source.removeprefix("zoo:")
-            want, got = calibrated.get(path), built.get(path)
-            if spec.is_zoo and want and got and not got.startswith(want):
-                drift[spec.key] = (
-                    f"zoo model {path} has weights {got[:12]}, but "
-                    f"{self.options.thresholds.name} was calibrated on {want}"
-                )
-        return drift
-
     def drift_note(self, spec: ModelSpec) -> str:
-        """What to append to a gate miss of a drifted zoo model (empty otherwise)."""
-        drift = self.zoo_drift().get(spec.key)
-        return (
-            f"\nnote: {drift}: this zoo was built with other numerics "
-            "(docs/measurements/calibration.md); the miss may come from the build"
-            if drift
-            else ""
-        )
+        """What to append to a gate miss of a drifted zoo model (``report.zoo_drift``)."""
+        return self.zoo.drift_note(spec)
 
     # -- running --------------------------------------------------------------------------
     def shard_group(self, case: Case | None) -> tuple[str | None, float]:

@@ -81,7 +81,7 @@ def _stand_ins(bundle: Path) -> None:
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
     from nlp_gate.kinds.attacks import resources
-    from nlp_gate.kinds.attacks.resources import Bundle
+    from nlp_gate.kinds.attacks.bundle import Bundle
     from nlp_gate.kinds.attacks.standins import homoglyphs
 
     target = resources.ZOO_MASKED_LM.path(Bundle(bundle))

@@ -30,8 +30,8 @@ def _bench() -> ModuleType:
 @pytest.fixture
 def deepwordbug_runs_here() -> None:
     from nlp_gate.kinds.attacks import resources
+    from nlp_gate.kinds.attacks.bundle import Bundle
     from nlp_gate.kinds.attacks.recipes import registry
-    from nlp_gate.kinds.attacks.resources import Bundle
 
     bundle = Bundle(REPO / ".cache" / "attack-resources")
     recipe = next(r for r in registry() if r.name == "deepwordbug")

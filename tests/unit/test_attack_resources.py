@@ -12,8 +12,8 @@ import pytest
 
 from nlp_gate.kinds.attacks import fetch, offline
 from nlp_gate.kinds.attacks import resources as r
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.recipes import registry
-from nlp_gate.kinds.attacks.resources import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs
 from nlp_gate.kinds.attacks.standins.masked_lm import build_lock
 

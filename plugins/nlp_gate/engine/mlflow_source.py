@@ -14,7 +14,8 @@ once into the cache folder under that identity.
   files its fingerprint hashes.  Loading it runs no code of the registry's (safetensors).
 - Any other flavor is a **pyfunc**, whose loading unpickles code from the registry: it loads
   only when the user named it with ``--nlp-trust-registry-code`` and is then checked as a
-  prediction function is (a probe batch at start-up, every batch's rows).
+  prediction function is (a probe batch at start-up, every batch's rows); its loading and
+  its engine are ``nlp_gate.engine.mlflow_pyfunc``'s.
 
 mlflow is imported inside functions only: a core install never imports it.
 """
@@ -26,9 +27,7 @@ import json
 import os
 import shutil
 import tempfile
-import warnings
-from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -43,9 +42,15 @@ from nlp_gate.config.registry_uri import (
 )
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
-from nlp_gate.engine.function_model import FunctionClassifier, check_rows, probe_batch
+from nlp_gate.engine.function_model import check_rows, probe_batch
 from nlp_gate.engine.loading import load_classifier
-from nlp_gate.engine.prediction_cache import PredictionCache
+from nlp_gate.engine.mlflow_pyfunc import (
+    PyfuncClassifier,
+    first_line,
+    load_pyfunc,
+    predict,
+    quiet,
+)
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
 
@@ -154,8 +159,8 @@ class Registry:
             return f"{spec.key} ({spec.source}): {problem}"
         batch = probe_batch(spec)
         try:
-            model = _load_pyfunc(spec, resolved)
-            check_rows(spec, _predict(model, list(batch)), len(batch))
+            model = load_pyfunc(spec, resolved)
+            check_rows(spec, predict(model, list(batch)), len(batch))
         except ModelLoadError as exc:
             return f"{exc} (on a probe batch {batch!r})"
         except Exception as exc:  # the registry's code: whatever it raises is the message
@@ -188,7 +193,7 @@ class Registry:
         problem = self._refused(resolved)
         if problem:
             raise ModelLoadError(f"{spec.key} ({spec.source}): {problem}")
-        return PyfuncClassifier(spec, resolved, _load_pyfunc(spec, resolved), options, inputs)
+        return PyfuncClassifier(spec, resolved, load_pyfunc(spec, resolved), options, inputs)
 
     def _refused(self, resolved: Resolved) -> str | None:
         if self.consents(resolved):
@@ -219,7 +224,7 @@ class Registry:
         worker = "PYTEST_XDIST_WORKER" in os.environ
         pinned = json.loads(os.environ.get(PINNED, "{}")).get(uri) if worker else None
         try:
-            with _quiet():
+            with quiet():
                 name, version, run_id, model_id, artifact_uri = _lookup(
                     mlflow.MlflowClient(), parse(pinned) if pinned else parsed
                 )
@@ -228,7 +233,7 @@ class Registry:
         except Exception as exc:  # a store that cannot be opened (a bad sqlite path, ...)
             raise RegistryError(
                 f"model source {uri}: the MLflow registry {registry} cannot be "
-                f"reached: {type(exc).__name__}: {_first_line(exc)}"
+                f"reached: {type(exc).__name__}: {first_line(exc)}"
             ) from None
         alias = parsed.alias
         if not worker:  # the workers xdist starts after this inherit the environment
@@ -276,7 +281,7 @@ class Registry:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=target.parent))
         try:
-            with _quiet():
+            with quiet():
                 download_artifacts(artifact_uri=artifact_uri, dst_path=str(staging))
             # A model version's artifacts come as the folder itself; a run's PATH as a
             # folder of that name inside it.
@@ -299,7 +304,7 @@ class Registry:
                 pass
         except MlflowException as exc:
             raise RegistryError(
-                f"model source {uri}: cannot download {artifact_uri}: {_first_line(exc)}"
+                f"model source {uri}: cannot download {artifact_uri}: {first_line(exc)}"
             ) from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -325,16 +330,6 @@ def _lookup(
         getattr(mv, "model_id", None),
         f"models:/{mv.name}/{mv.version}",
     )
-
-
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """MLflow's calls without the warnings of its own dependencies (SQLAlchemy's deprecations
-    in its store, its type-hint notes on unpickling): nothing a gate's user can act on, and
-    they would bury the one line a refused start-up prints."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
 
 
 def _checkpoint(folder: Path, flavor: dict[str, Any], identity: dict[str, Any]) -> Path:
@@ -364,59 +359,8 @@ def _checkpoint(folder: Path, flavor: dict[str, Any], identity: dict[str, Any]) 
 def _registry_message(uri: str, registry: str, exc: Exception) -> str:
     code = getattr(exc, "error_code", "")
     if code in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE", "NOT_FOUND"):
-        return f"model source {uri}: not in the MLflow registry {registry}: {_first_line(exc)}"
+        return f"model source {uri}: not in the MLflow registry {registry}: {first_line(exc)}"
     return (
         f"model source {uri}: the MLflow registry {registry} cannot be reached or "
-        f"refused the request: {_first_line(exc)}"
+        f"refused the request: {first_line(exc)}"
     )
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _load_pyfunc(spec: ModelSpec, resolved: Resolved) -> Any:
-    import mlflow.pyfunc
-
-    try:
-        with _quiet():
-            return mlflow.pyfunc.load_model(resolved.location)
-    except Exception as exc:  # the registry's code runs here: whatever it raises is the reason
-        raise ModelLoadError(
-            f"{spec.key} ({spec.source}): cannot load the pyfunc model: "
-            f"{type(exc).__name__}: {_first_line(exc)}"
-        ) from None
-
-
-def _predict(model: Any, batch: list[Hashable]) -> Any:
-    """A pyfunc's rows for a batch: texts as a list of str, pairs as lists of two texts
-    (what MLflow's scoring protocol's ``inputs`` carries)."""
-    return model.predict([list(x) if isinstance(x, tuple) else x for x in batch])
-
-
-class PyfuncClassifier(FunctionClassifier):
-    """A registry pyfunc as a prediction function; its fingerprint is the registry identity
-    it was resolved to, so its answers persist in the prediction cache under that version
-    (a version's artifacts are immutable in the registry)."""
-
-    def __init__(
-        self,
-        spec: ModelSpec,
-        resolved: Resolved,
-        model: Any,
-        options: LoadOptions,
-        inputs: InputIndex | None,
-    ) -> None:
-        cache = (
-            PredictionCache(options.cache, options.cache_max_mb << 20) if options.cache else None
-        )
-        super().__init__(spec, lambda batch: _predict(model, batch), options, cache, inputs)
-        # FunctionClassifier keys on a declared version only; the registry gives one.
-        self.fingerprint = hashlib.sha256(
-            json.dumps(
-                ["mlflow-pyfunc", resolved.identity, list(spec.labels)], sort_keys=True
-            ).encode()
-        ).hexdigest()
-        self.cache = cache
-        self.fingerprint_source = "registry"

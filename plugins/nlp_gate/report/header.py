@@ -40,7 +40,7 @@ def run_metadata(state: RunState) -> dict[str, Any]:
 
 
 def _run_metadata(state: RunState) -> dict[str, Any]:
-    zoo = state.zoo_card()
+    zoo = state.zoo.zoo_card()
     run: dict[str, Any] = {
         "profile": state.profile.name,
         "models_file": str(state.profile.source_file),
@@ -127,7 +127,7 @@ def report_header(state: RunState) -> list[str]:
             f"nlp-gate: case files not written: cannot write {cases} "
             f"({unwritable}); native tests run on their cases in memory"
         )
-    drift = state.zoo_drift()
+    drift = state.zoo.zoo_drift()
     if drift:
         lines.append(
             f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "

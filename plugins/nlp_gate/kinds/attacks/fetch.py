@@ -23,7 +23,7 @@ from pathlib import Path
 
 from nlp_gate.kinds.attacks import offline
 from nlp_gate.kinds.attacks import resources as r
-from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
 
 WORDNET_DIR = Path("/usr/share/wordnet")

@@ -18,10 +18,10 @@ import pytest
 
 from nlp_gate import extras
 from nlp_gate.config import at_least
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
-from nlp_gate.kinds.attacks.resources import Bundle
 from nlp_gate.kinds.attacks.run import (
     SECTION,
     AttackRunner,

@@ -1,6 +1,6 @@
 """Keeping TextAttack off the network: it downloads what it misses from S3, NLTK and the hubs
 the moment a recipe is built, and offline that either fails after a network time-out or hangs.
-Here its import is pointed at the bundle (``resources.Bundle``) and every download path is
+Here its import is pointed at the bundle (``bundle.Bundle``) and every download path is
 turned into ``MissingResources`` naming the file, so an unlisted need is a named skip too.
 
 Apart from ``resources`` (what the recipes need and how to tell it is there) because this is
@@ -18,9 +18,9 @@ from types import ModuleType
 from typing import Any
 from unittest import mock
 
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.resources import (
     IMPORT_REQUIREMENTS,
-    Bundle,
     MissingResources,
     TextAttackFile,
 )

@@ -18,9 +18,10 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
 from nlp_gate.kinds.attacks import offline, resources
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
-from nlp_gate.kinds.attacks.resources import Bundle, MissingResources
+from nlp_gate.kinds.attacks.resources import MissingResources
 from nlp_gate.kinds.attacks.speedups import empty, lazy, memo, order
 
 SECTION = "attacks"

@@ -54,7 +54,7 @@ from textattack.shared import WordEmbedding
 from textattack.transformations import CompositeTransformation, WordMergeMaskedLM
 
 from nlp_gate.kinds.attacks import minilm, resources
-from nlp_gate.kinds.attacks.resources import Bundle
+from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.standins import homoglyphs, masked_lm
 
 # TextAttack modules whose from_pretrained loads the masked LM a transformation uses.
