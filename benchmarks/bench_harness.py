@@ -15,7 +15,9 @@ replaces the forward pass of one padded batch (``Classifier._probabilities``) by
 deterministic stand-in of constant, tiny cost (rows derived from each row's token ids), unless
 ``--real-forward``, and accounts CPU seconds per stage in every process (controller and xdist
 workers alike), summed here.  The fail rates and gate verdicts of a stand-in run mean
-nothing (its exit code is ignored); what it measures is everything but the model.
+nothing (its exit code is ignored); what it measures is everything but the model.  Each run
+gets a cache directory of its own (``NLP_GATE_CACHE``: a copy of the suites' test index, the
+zoo where it is): no token files, and figures drawn anew, as in a first run.
 
 Prints the table (CPU seconds per stage, summed over processes; wall seconds of the whole
 subprocess) and writes reports/bench_harness.json (``--output``).  CPU seconds are
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +44,9 @@ sys.path.insert(0, str(REPO))  # run as a script from anywhere
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_checklist import suite_models  # noqa: E402  # after the sys.path set-up above
+
+from nlp_gate.config.paths import cache_dir  # noqa: E402
+from nlp_gate.zoo import default_zoo_root  # noqa: E402
 
 # The table's order: the workload's stages as a run meets them; then what no stage claims.
 STAGES = (
@@ -93,8 +99,18 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
     all_models = len(suite_models(None))
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         work = Path(tmp)
+        # A cache of its own, holding only the suites' test index (what collection reads)
+        # and the zoo where it is: every run draws its figures anew (a cache would copy them
+        # from the run before, whose fail rates the stand-in reproduces) and starts without
+        # token files.
+        cache = work / "cache"
+        index = cache_dir(REPO) / "checklist-index"
+        if index.is_dir():
+            shutil.copytree(index, cache / "checklist-index")
         env = {
             **os.environ,
+            "NLP_GATE_CACHE": str(cache),
+            "NLP_GATE_ZOO_DIR": str(default_zoo_root()),
             "PYTHONPATH": os.pathsep.join(
                 p for p in (str(REPO / "benchmarks"), os.environ.get("PYTHONPATH")) if p
             ),
