@@ -58,6 +58,7 @@ STAGES = (
     "tokenizing",
     "forward",
     "engine (keys, memo)",
+    "memory trims",
     "cache",
     "expectations/scoring",
     "per-item (gate, record)",
@@ -149,6 +150,15 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
         "calls": calls,
         "processes": processes,
         "items": len(records),
+        # Every item's counts, to compare two runs' outcomes (the stand-in's mean nothing).
+        "outcomes": {
+            f"{r['suite']}/{r['test']}/{r['dataset']}/{r['model']}": [
+                r["n_cases"],
+                r["n_failed"],
+                r["fail_rate"],
+            ]
+            for r in records
+        },
         "load_average": {"before": load_before, "after": load_after},
     }
 

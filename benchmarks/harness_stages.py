@@ -151,6 +151,8 @@ TARGETS: Sequence[tuple[str, str, str, str]] = (
     ("nlp_gate.engine.predictor", "Classifier._probabilities", "forward", "call"),
     ("nlp_gate.engine.predictor", "Classifier.predict_proba", "engine (keys, memo)", "call"),
     ("nlp_gate.engine.predictor", "Classifier._forward", "engine (keys, memo)", "call"),
+    # Handing freed memory back (malloc_trim) between chunks and batches: for the peak RSS.
+    ("nlp_gate.engine.rows", "release_freed_memory", "memory trims", "call"),
     ("nlp_gate.engine.prediction_cache", "PredictionCache.get", "cache", "call"),
     ("nlp_gate.engine.prediction_cache", "PredictionCache.put", "cache", "call"),
     ("nlp_gate.engine.prediction_cache", "PredictionCache.get_outcome", "cache", "call"),
