@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
+from nlp_gate.engine import batching
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.loading import load_classifier, zoo_location
@@ -164,6 +165,62 @@ def test_padded_batches_are_what_the_tokenizer_pads(
     assert encode(tokenizer, inputs, max_length).truncated == sum(
         len(ids) > max_length for ids in whole
     )
+
+
+@pytest.fixture(scope="module")
+def pair_tokenizers() -> dict[str, Any]:
+    """The tokenizers of the zoo's two QQP models (WordPiece and Unigram)."""
+    from transformers import AutoTokenizer
+
+    ensure_zoo()
+    return {
+        family: AutoTokenizer.from_pretrained(
+            zoo_location(default_zoo_root(), PROFILE.get("qqp", family))
+        )
+        for family in ("bert", "albert")
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["bert", "albert"]),
+    st.lists(TEXT, min_size=1, max_size=8),
+    st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), min_size=1, max_size=40),
+    st.integers(4, 40),
+    st.sampled_from(["right", "left"]),
+)
+def test_pairs_tokenized_text_by_text_are_the_backends_pairs(
+    pair_tokenizers: dict[str, Any],
+    family: str,
+    texts: list[str],
+    picks: list[tuple[int, int]],
+    max_length: int,
+    side: str,
+) -> None:
+    """A pass of pairs tokenizes each distinct text once and cuts and joins the pairs itself
+    (``batching._encode_pairs``): the same packed tokens, token types, lengths and count of
+    cut inputs as the backend's own encoding of the pairs, with repeated texts, either text
+    the longer, cut at either end."""
+    tokenizer = copy.deepcopy(pair_tokenizers[family])
+    tokenizer.truncation_side = side
+    pairs = [(texts[i % len(texts)], texts[j % len(texts)]) for i, j in picks]
+    joined: list[int] = []
+    own = batching._encode_pairs
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batching, "_PAIRS_FROM", 1)
+        patch.setattr(batching, "_encode_pairs", lambda *a: joined.append(1) or own(*a))
+        by_text = encode(tokenizer, pairs, max_length)
+    assert joined == [1]  # the text-by-text path was taken
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batching, "_PAIRS_FROM", len(pairs) + 1)
+        by_pair = encode(tokenizer, pairs, max_length)
+    assert by_text.lengths.tolist() == by_pair.lengths.tolist()
+    assert by_text.starts.tolist() == by_pair.starts.tolist()
+    assert by_text.truncated == by_pair.truncated
+    assert set(by_text.flat) == set(by_pair.flat)
+    for name, array in by_pair.flat.items():
+        assert by_text.flat[name].dtype == array.dtype, name
+        assert by_text.flat[name].tolist() == array.tolist(), name
 
 
 def test_models_with_one_tokenizer_share_its_encodings() -> None:

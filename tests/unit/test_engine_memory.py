@@ -73,6 +73,10 @@ def test_models_sharing_an_index_answer_as_if_each_had_its_own(puts: list[list[A
         assert not any(k in memo for k in other if k not in ref)
         if ref:
             assert memo.rows(list(ref)).tolist() == list(ref.values())
+        # What the engine asks of a test's inputs: those without a row, in order, repeats
+        # kept; the other model's keys and keys nobody numbered yet alike.
+        asked = [*other, *ref, "never put", *other]
+        assert memo.missing(asked) == [k for k in asked if k not in memo]
     assert len(index) == len(set(reference[0]) | set(reference[1]))
 
 

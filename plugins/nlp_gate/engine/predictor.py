@@ -174,7 +174,7 @@ class Classifier:
 
     def predict_proba(self, inputs: Sequence[ModelInput]) -> np.ndarray:
         keys = [_key(x) for x in inputs]
-        todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        todo = list(dict.fromkeys(self._memo.missing(keys)))
         bad = next((text for k in todo for text in [unencodable(k)] if text is not None), None)
         if bad is not None:  # before the cache or the model sees any of the batch
             raise UnencodableInput(

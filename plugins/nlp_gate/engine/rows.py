@@ -73,6 +73,15 @@ class RowMemo:
         i = self.index.get(key)
         return i is not None and i < len(self._held) and self._held[i] == 1
 
+    def missing(self, keys: Sequence[Hashable]) -> list[Hashable]:
+        """The keys of ``keys`` without a row here, in order, repeats kept: ``k not in
+        self`` for each, in one loop of C-level lookups (every item asks its whole test,
+        ~1.9 M inputs over the Tables 2 + 3 workload, two method calls a key otherwise)."""
+        number = self.index._ids.get
+        held = self._held
+        size = len(held)
+        return [k for k in keys if (i := number(k)) is None or i >= size or held[i] != 1]
+
     def put(self, keys: Sequence[Hashable], rows: np.ndarray) -> None:
         """Store ``rows[i]`` as the row of ``keys[i]`` (keys not stored yet)."""
         ids = self.index.assign(keys)
