@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.engine import batching
+from nlp_gate.engine import pair_encoding
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.loading import load_classifier, zoo_location
@@ -198,22 +198,22 @@ def test_pairs_tokenized_text_by_text_are_the_backends_pairs(
     side: str,
 ) -> None:
     """A pass of pairs tokenizes each distinct text once and cuts and joins the pairs itself
-    (``batching._encode_pairs``): the same packed tokens, token types, lengths and count of
+    (``pair_encoding.encode_pairs``): the same packed tokens, token types, lengths and count of
     cut inputs as the backend's own encoding of the pairs, with repeated texts, either text
     the longer, cut at either end."""
     tokenizer = copy.deepcopy(pair_tokenizers[family])
     tokenizer.truncation_side = side
-    pairs = [(texts[i % len(texts)], texts[j % len(texts)]) for i, j in picks]
+    inputs = [(texts[i % len(texts)], texts[j % len(texts)]) for i, j in picks]
     joined: list[int] = []
-    own = batching._encode_pairs
+    own = pair_encoding.encode_pairs
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(batching, "_PAIRS_FROM", 1)
-        patch.setattr(batching, "_encode_pairs", lambda *a: joined.append(1) or own(*a))
-        by_text = encode(tokenizer, pairs, max_length)
+        patch.setattr(pair_encoding, "PAIRS_FROM", 1)
+        patch.setattr(pair_encoding, "encode_pairs", lambda *a: joined.append(1) or own(*a))
+        by_text = encode(tokenizer, inputs, max_length)
     assert joined == [1]  # the text-by-text path was taken
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(batching, "_PAIRS_FROM", len(pairs) + 1)
-        by_pair = encode(tokenizer, pairs, max_length)
+        patch.setattr(pair_encoding, "PAIRS_FROM", len(inputs) + 1)
+        by_pair = encode(tokenizer, inputs, max_length)
     assert by_text.lengths.tolist() == by_pair.lengths.tolist()
     assert by_text.starts.tolist() == by_pair.starts.tolist()
     assert by_text.truncated == by_pair.truncated

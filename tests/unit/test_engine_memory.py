@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nlp_gate.engine.batching import _Packer, encode, padded_batches
+from nlp_gate.engine.batching import encode, padded_batches
+from nlp_gate.engine.encoded import Packer
 from nlp_gate.engine.rows import InputIndex, RowMemo, release_freed_memory
 from nlp_gate.kinds.checklist.run import ChecklistResult
 
@@ -119,7 +120,7 @@ def test_packed_tokens_equal_their_chunks_joined_in_the_smallest_type(
     """Chunks appended into one array (allocated for a bound the chunks may exceed, widened
     when a chunk holds a larger id) read back as the chunks joined, in the smallest unsigned
     type holding every value."""
-    packer = _Packer(bound)
+    packer = Packer(bound)
     for chunk in chunks:
         packer.append(np.asarray(chunk, dtype=np.int32))
     joined = [v for chunk in chunks for v in chunk]
