@@ -47,9 +47,10 @@ class Task:
     def class_names(self, labels: list[str]) -> tuple[str, ...] | None:
         """The task class of each output label, or None unless they name each class once."""
         canonical = [self.canonical(str(label)) for label in labels]
-        if None in canonical or sorted(canonical) != sorted(self.classes):  # type: ignore[type-var]
+        names = [name for name in canonical if name is not None]
+        if len(names) != len(canonical) or sorted(names) != sorted(self.classes):
             return None
-        return tuple(canonical)  # type: ignore[arg-type]
+        return tuple(names)
 
 
 @dataclass(frozen=True)

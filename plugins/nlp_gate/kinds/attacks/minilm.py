@@ -44,7 +44,7 @@ GRID = 2.0**-10
 BAND = GRID
 
 
-class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]
+class MiniLMSentenceEncoder(SentenceEncoder):  # type: ignore[misc]  # TextAttack is untyped
     """TextAttack's sentence-encoder constraint over MiniLM, whose every score is a function
     of the two texts alone, in any company (``_score_list``).  That lets a search filter only
     as many candidates as it can query (``lazy.py``) and A2T ask its cheaper constraint first
