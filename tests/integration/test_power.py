@@ -25,7 +25,9 @@ import pytest
 from fixtures.gate_run import REPO
 from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
-pytestmark = pytest.mark.slow
+# One xdist worker runs both tests, so the module's power run (~200 CPU-s) is made once, not
+# once per worker (--dist loadgroup, pyproject.toml).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("power")]
 
 
 @pytest.fixture(scope="module")
