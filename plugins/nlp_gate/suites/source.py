@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import tarfile
 import urllib.request
 from collections.abc import Sequence
@@ -60,9 +61,35 @@ def default_cache_dir() -> Path:
     return Path(root).expanduser() / "checklist-release"
 
 
+SHARED_SUITES = Path("shared/reference/checklist-release")
+
+
 def default_search_dirs(repo_root: Path) -> list[Path]:
-    """The shared reference copy next to the checkout, then the user cache."""
-    return [repo_root.parent / "shared/reference/checklist-release", default_cache_dir()]
+    """The shared reference copy next to the checkout, then next to the checkout it was cloned
+    from (``git clone . /tmp/x`` of a checkout leaves ``shared/`` behind), then the user
+    cache."""
+    dirs = [repo_root.parent / SHARED_SUITES]
+    origin = _local_origin(repo_root)
+    if origin is not None and origin.parent != repo_root.parent:
+        dirs.append(origin.parent / SHARED_SUITES)
+    return [*dirs, default_cache_dir()]
+
+
+def _local_origin(repo_root: Path) -> Path | None:
+    """The checkout ``repo_root`` was cloned from, when its ``origin`` remote is a local
+    directory; None for a remote URL, no remote or no git."""
+    try:
+        url = subprocess.run(
+            ["git", "-C", str(repo_root), "config", "--get", "remote.origin.url"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = Path(url.removeprefix("file://")) if url else None
+    return path.resolve() if path is not None and path.is_absolute() and path.is_dir() else None
 
 
 def release_suite(name: str) -> ReleaseSuite:
