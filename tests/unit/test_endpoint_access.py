@@ -90,6 +90,14 @@ def test_headers_come_from_the_environment() -> None:
     # The fallback token is sent when set, and its absence is no error.
     assert request_headers(Access(), {TOKEN_ENV: "f"}) == ({"Authorization": "Bearer f"}, {})
     assert request_headers(Access(), {}) == ({}, {})
+    # An Authorization header of the entry's own is sent as it is, and is required.
+    raw = Access(None, False, (("Authorization", "RAW"),))
+    assert request_headers(raw, {"RAW": "Token abc", TOKEN_ENV: "f"}) == (
+        {"Authorization": "Token abc"},
+        {},
+    )
+    with pytest.raises(CredentialError, match=r"\$RAW is not set"):
+        request_headers(raw, {TOKEN_ENV: "f"})
 
 
 @pytest.mark.parametrize(

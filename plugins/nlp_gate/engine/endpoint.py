@@ -97,7 +97,9 @@ class Endpoint:
         self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
         self.requests = 0
         self.version: str | None = None  # the last X-Model-Version header seen
-        self._headers: tuple[dict[str, str], ...] | None = None  # read once, on first use
+        self._headers: tuple[dict[str, str], dict[str, str]] | None = (
+            None  # read once, on first use
+        )
         self._opener: urllib.request.OpenerDirector  # with them: redirects keep secrets home
 
     def problem(self) -> str | None:
@@ -117,7 +119,7 @@ class Endpoint:
             return str(exc)
         return None
 
-    def headers(self) -> tuple[dict[str, str], ...]:
+    def headers(self) -> tuple[dict[str, str], dict[str, str]]:
         """(secret, plain) headers of every request, from the environment at first use."""
         if self._headers is None:
             try:

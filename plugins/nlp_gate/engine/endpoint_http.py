@@ -36,31 +36,34 @@ class CredentialError(ValueError):
     environment variable, never its value."""
 
 
-def request_headers(access: Access, environ: Mapping[str, str]) -> tuple[dict[str, str], ...]:
+def request_headers(
+    access: Access, environ: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
     """(secret headers, plain headers) of a model's requests, their values from ``environ``;
     ``CredentialError`` for a variable the entry names that is unset or empty, or whose value
     no HTTP header can carry (a line break: http.client would put the value in its error)."""
-    wanted = list(access.secret_headers)
-    if access.bearer_env is not None:
-        wanted.insert(0, ("Authorization", access.bearer_env))
     secret: dict[str, str] = {}
-    for header, variable in wanted:
-        value = environ.get(variable, "")
-        optional = header == "Authorization" and not access.required
-        if not value:
-            if optional:  # the fallback token, not set: no Authorization
-                continue
-            raise CredentialError(
-                f"${variable} is not set (the models file names it for the {header} header); "
-                "export it before the run"
-            )
-        if not value.isprintable() or not value.isascii():
-            raise CredentialError(
-                f"${variable} holds a character an HTTP header cannot carry (a line break, a "
-                f"control or non-ASCII character); check how it is set"
-            )
-        secret[header] = f"Bearer {value}" if header == "Authorization" else value
+    bearer = environ.get(access.bearer_env, "") if access.bearer_env else ""
+    if bearer or access.required:  # the fallback token is sent only when set
+        secret["Authorization"] = f"Bearer {_value(environ, access.bearer_env, 'Authorization')}"
+    for header, variable in access.secret_headers:
+        secret[header] = _value(environ, variable, header)
     return secret, dict(access.headers)
+
+
+def _value(environ: Mapping[str, str], variable: str | None, header: str) -> str:
+    value = environ.get(variable or "", "")
+    if not value:
+        raise CredentialError(
+            f"${variable} is not set (the models file names it for the {header} header); "
+            "export it before the run"
+        )
+    if not value.isprintable() or not value.isascii():
+        raise CredentialError(
+            f"${variable} holds a character an HTTP header cannot carry (a line break, a "
+            "control or non-ASCII character); check how it is set"
+        )
+    return value
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
