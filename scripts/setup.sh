@@ -5,7 +5,9 @@
 #
 # NLP_GATE_PYTHON chooses the interpreter: python3.11 (the default; the tiny gates were
 # calibrated on 3.11), python3.12 or python3.13, a command name or a path. Any other version is
-# refused. A pyenv shim for a version that pyenv has installed but not selected is resolved to
+# refused: the lock below is made for these three (pyproject's requires-python has no upper
+# bound, for the package's users; 3.14 cannot be installed on these machines, so no lock is
+# tested on it). A pyenv shim for a version that pyenv has installed but not selected is resolved to
 # that version's interpreter.
 #
 # One lock for the three versions: constraints.txt (the pins made on 3.11 hold on 3.12 and 3.13
@@ -39,8 +41,8 @@ if [ -z "$ver" ]; then
 fi
 case " $SUPPORTED " in
   *" $ver "*) ;;
-  *) echo "setup: NLP_GATE_PYTHON=$asked is Python $ver; nlp-gate supports Python 3.11, 3.12" \
-          "and 3.13 (requires-python in pyproject.toml): set NLP_GATE_PYTHON to one of them" >&2
+  *) echo "setup: NLP_GATE_PYTHON=$asked is Python $ver; this repository's lock (constraints.txt)" \
+          "is tested on Python 3.11, 3.12 and 3.13: set NLP_GATE_PYTHON to one of them" >&2
      exit 1 ;;
 esac
 

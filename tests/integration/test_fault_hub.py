@@ -57,6 +57,6 @@ def test_an_unresolvable_hub_id_stops_with_one_message(
     assert "Traceback" not in out, out[-3000:]
     errors = [line for line in out.splitlines() if line.startswith("ERROR: ")]
     assert len(errors) == 1, out[-3000:]
-    assert f"huggingface-cli download {HUB_ID}" in out, out[-3000:]
+    assert f"hf download {HUB_ID}" in out, out[-3000:]
     assert "give the labels" not in out, out[-3000:]  # labels would not help
     assert ("HF_HUB_OFFLINE" in out) == bool(offline), out[-3000:]

@@ -342,6 +342,7 @@ def test_default_search_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
         tmp_path / "checklist-release",
     ]
     monkeypatch.delenv("NLP_GATE_CACHE")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     assert (
         cr.default_search_dirs(Path("/x/repo"))[1]
         == Path("~/.cache/nlp-gate/checklist-release").expanduser()

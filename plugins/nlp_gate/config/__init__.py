@@ -18,15 +18,42 @@ class ConfigurationError(ValueError):
     error before any item runs.  The message says how to fix it."""
 
 
+# PyYAML has no type information here (no types-PyYAML): its loader is Any to mypy.
+class _UniqueKeyLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """YAML's safe loader, refusing a mapping that gives a key twice: PyYAML keeps the last
+    one silently, so a gate or a model written twice (a pasted block) would lose the first
+    without a word."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            # Only plain keys: a merge (``<<: *base``) may be overridden by design, and a
+            # complex key is left to the loader's own checks.
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            key = self.construct_object(key_node)
+            first = seen.setdefault(key, key_node)
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"duplicate key {key!r}: also at line {first.start_mark.line + 1}",
+                    key_node.start_mark,
+                )
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
+
+
 def read_yaml(path: Path, what: str, error: type[ConfigurationError]) -> Any:
     """``path`` parsed with YAML's safe loader (no tag can build an object or run code); a
-    missing file or a syntax error is ``error``, one line naming the file, line and column."""
+    missing file, a syntax error or a key given twice in one mapping is ``error``, one line
+    naming the file, line and column (and a duplicate's first line)."""
     try:
         text = path.read_text()
     except FileNotFoundError:
         raise error(f"{what} not found: {path}") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: safe_load's tags only
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)

@@ -16,8 +16,10 @@ from urllib.parse import urlsplit
 from nlp_gate.config import ConfigurationError, read_yaml
 from nlp_gate.config.endpoint_url import (
     TOKEN_ENV,
+    Access,
     endpoint_name,
     is_endpoint_source,
+    parse_access,
     public_url,
     remember,
     split_version,
@@ -62,6 +64,8 @@ class ModelSpec:
     source: str
     revision: str | None  # hub revision; a prediction function's declared fingerprint
     labels: tuple[str, ...]  # task class name of each output index
+    # An endpoint's credentials and headers: environment variables' names, never values.
+    access: Access = Access()
 
     @property
     def key(self) -> str:
@@ -179,8 +183,19 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
         # Not echoed: the URL would carry its password into the message and results.json.
         raise ProfileError(
             f"{path}: {dataset}/{name}: an endpoint URL with credentials in it "
-            f"is refused; give a bearer token in ${TOKEN_ENV}"
+            "is refused; name the environment variable that holds its token "
+            f"(auth: {{bearer_env: VARIABLE}}), or set ${TOKEN_ENV}"
         )
+    endpoint = "id" in raw and is_endpoint_source(str(raw["id"]))
+    if not endpoint and ("auth" in raw or "headers" in raw):
+        raise ProfileError(
+            f"{where}: 'auth' and 'headers' are for a served endpoint's requests "
+            "(an id that is an http:// or https:// URL)"
+        )
+    try:
+        access = parse_access(raw) if endpoint else Access()
+    except ValueError as exc:
+        raise ProfileError(f"{where}: {exc}") from None
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -204,7 +219,13 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
     )  # an endpoint's secrets kept apart
     revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
     return ModelSpec(
-        dataset, name, task, source, None if revision is None else str(revision), canonical
+        dataset,
+        name,
+        task,
+        source,
+        None if revision is None else str(revision),
+        canonical,
+        access,
     )
 
 

@@ -80,9 +80,10 @@ def hub_access(repo_id: str, revision: str | None) -> str:
     from huggingface_hub.utils import get_session  # type: ignore[attr-defined]  # exported at run time, not in its __all__
 
     cached = isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str)
-    fetch = (
-        f"with hub access, fetch it once into the cache (`huggingface-cli download "
-        f"{repo_id}`), then runs need no hub; or give a checkpoint directory instead"
+    pinned = f" --revision {revision}" if revision else ""
+    fetch = (  # `hf`: huggingface_hub's CLI since 0.34 (huggingface-cli is deprecated)
+        f"with hub access, fetch it once into the cache (`hf download {repo_id}{pinned}`), "
+        "then runs need no hub; or give a checkpoint directory instead"
     )
     if constants.HF_HUB_OFFLINE:
         if cached:
@@ -110,7 +111,7 @@ def hub_access(repo_id: str, revision: str | None) -> str:
         raise HubUnreachable(
             f"{repo_id}: the hub has no config.json for it that this machine "
             f"may read (HTTP {answer.status_code}): check the id (and "
-            "revision), or log in (`huggingface-cli login`) for a gated or "
+            "revision), or log in (`hf auth login`) for a gated or "
             "private model"
         )
     return "hub"
@@ -277,12 +278,13 @@ def unreachable_error(where: str, spec: ModelSpec, exc: OSError) -> ModelLoadErr
             f"cannot load {where}: {exc}; or test the embedded offline zoo "
             "instead: `--nlp-profile tiny`"
         )
+    pinned = f" --revision {spec.revision}" if spec.revision else ""
     return ModelLoadError(
         f"cannot load {where}: {exc}\n"
         "  The checkpoint is neither in the local Hugging Face cache nor reachable. Either "
-        "give this machine hub access once (`huggingface-cli download "
-        f"{spec.source}`), point the models file at a local directory, or run the "
-        "embedded offline zoo with `--nlp-profile tiny`."
+        f"give this machine hub access once (`hf download {spec.source}{pinned}`), point the "
+        "models file at a local directory, or run the embedded offline zoo with "
+        "`--nlp-profile tiny`."
     )
 
 

@@ -9,9 +9,11 @@ An input is a text, or a pair of texts as a two-element list.
 
 Batches of ``--nlp-batch-size`` inputs go out ``CONCURRENCY`` at a time, each with
 ``--nlp-endpoint-timeout``; a 429, a 5xx, a timeout or a dropped connection is retried
-``RETRIES`` times with exponential backoff, then the items that needed the batch fail with one
-line.  The credential is a bearer token from ``NLP_GATE_ENDPOINT_TOKEN``: a URL with a
-user or password in it is refused, and no report ever sees the token.  Query parameters that
+``RETRIES`` times with exponential backoff (or after the server's ``Retry-After``), then the
+items that needed the batch fail with one line.  Credentials and headers come from the
+environment variables a model's entry names (``endpoint_http``; ``NLP_GATE_ENDPOINT_TOKEN``
+for one that names none): a URL with a user or password in it is refused, no report ever
+sees a credential, and no redirect carries one to another origin.  Query parameters that
 look like secrets (``?token=``, ``?sig=``, ...) are sent but never recorded: a spec holds the
 public URL (``config.endpoint_url.remember``).
 
@@ -39,7 +41,7 @@ __all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_v
 import numpy as np
 
 from nlp_gate.config.endpoint_url import (
-    TOKEN_ENV,
+    Access,
     endpoint_name,
     is_endpoint_source,
     public_url,
@@ -48,6 +50,15 @@ from nlp_gate.config.endpoint_url import (
 )
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
+from nlp_gate.engine.endpoint_http import (
+    RETRY_AFTER_CAP,
+    RETRY_AFTER_STATUSES,
+    CredentialError,
+    build_request,
+    opener,
+    request_headers,
+    retry_after,
+)
 from nlp_gate.engine.function_model import (
     FunctionClassifier,
     PredictionError,
@@ -66,7 +77,7 @@ DEFAULT_TIMEOUT = 30.0
 
 
 class EndpointError(ModelLoadError):
-    """An endpoint that cannot answer; the message is one line, without the token."""
+    """An endpoint that cannot answer; the message is one line, without a credential."""
 
 
 class Endpoint:
@@ -79,21 +90,44 @@ class Endpoint:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = RETRIES,
         backoff: float = BACKOFF,
+        access: Access = Access(),
     ) -> None:
         self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
+        self.access = access
         self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
         self.requests = 0
         self.version: str | None = None  # the last X-Model-Version header seen
+        self._headers: tuple[dict[str, str], dict[str, str]] | None = (
+            None  # read once, on first use
+        )
+        self._opener: urllib.request.OpenerDirector  # with them: redirects keep secrets home
 
     def problem(self) -> str | None:
-        """What makes the URL unusable before anything is sent: credentials in it."""
+        """What makes the endpoint unusable before anything is sent: credentials in the URL,
+        a credential its entry names that is not set."""
         parts = urlsplit(self.url)
         if parts.username or parts.password:
             return (
                 f"endpoint {self.shown}: credentials in the URL are refused (they would "
-                f"reach the reports); give a bearer token in ${TOKEN_ENV}"
+                "reach the reports); name the environment variable that holds the token in "
+                "the models file (auth: {bearer_env: VARIABLE}), or set "
+                "$NLP_GATE_ENDPOINT_TOKEN"
             )
+        try:
+            self.headers()
+        except EndpointError as exc:
+            return str(exc)
         return None
+
+    def headers(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(secret, plain) headers of every request, from the environment at first use."""
+        if self._headers is None:
+            try:
+                self._headers = request_headers(self.access, os.environ)
+            except CredentialError as exc:
+                raise EndpointError(f"endpoint {self.shown}: {exc}") from None
+            self._opener = opener(self._headers[0])
+        return self._headers
 
     @property
     def shown(self) -> str:
@@ -108,16 +142,24 @@ class Endpoint:
             {"inputs": [list(x) if isinstance(x, tuple) else x for x in batch]}
         ).encode()
         attempts = 1 + self.retries
-        reason = ""
+        reason, delay = "", 0.0
         for attempt in range(attempts):
             if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                time.sleep(delay)
+            delay = self.backoff * 2**attempt  # before the next try, unless the server says
             try:
                 return self._post(body)
             except urllib.error.HTTPError as exc:
                 reason = f"HTTP {exc.code} {exc.reason}"
                 if exc.code != 429 and exc.code < 500:  # the request is wrong: no retry
                     break
+                asked = retry_after(exc.headers) if exc.code in RETRY_AFTER_STATUSES else None
+                if asked is not None:
+                    cap = max(RETRY_AFTER_CAP, self.timeout)
+                    if asked > cap:  # a quota, not a burst: waiting would only delay the end
+                        reason += f", Retry-After {asked:.0f} s (more than {cap:g} s)"
+                        break
+                    delay = asked
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
                 cause = getattr(exc, "reason", exc)
                 reason = (
@@ -131,13 +173,10 @@ class Endpoint:
         raise EndpointError(f"endpoint {self.shown}: {reason} ({tries})")
 
     def _post(self, body: bytes) -> list[Any]:
-        headers = {"Content-Type": "application/json"}
-        token = os.environ.get(TOKEN_ENV)
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        secret, plain = self.headers()
+        request = build_request(self.url, body, secret, plain)
         self.requests += 1
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+        with self._opener.open(request, timeout=self.timeout) as response:
             self.version = response.headers.get(VERSION_HEADER) or self.version
             raw = response.read()
         key = "predictions" if self.mlflow else "probabilities"
@@ -154,7 +193,7 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
     """What stops an endpoint model at start-up, or None: credentials in its URL, no answer
     to a probe batch (tried once: a start-up waits for no backoff), or an answer that is not
     class probabilities."""
-    endpoint = Endpoint(request_url(spec.source), timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout, access=spec.access)
     problem = endpoint.problem()
     if problem:
         return f"{spec.key}: {problem}"
@@ -178,7 +217,7 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
 
 def _unreachable(spec: ModelSpec, endpoint: Endpoint) -> str | None:
     """Whether a GET of the URL gets any HTTP answer (a 405 is an answer: the server is up)."""
-    try:
+    try:  # no credential: any answer, a 401 included, says that the server is up
         with urllib.request.urlopen(endpoint.url, timeout=endpoint.timeout):
             return None
     except urllib.error.HTTPError:
@@ -282,7 +321,7 @@ def load_endpoint_classifier(
 ) -> EndpointClassifier:
     """The engine of an endpoint.  Without a declared version one probe batch asks the
     endpoint for its ``X-Model-Version`` header: with one, its answers persist under it."""
-    endpoint = Endpoint(request_url(spec.source), timeout)
+    endpoint = Endpoint(request_url(spec.source), timeout, access=spec.access)
     problem = endpoint.problem()
     if problem:
         raise EndpointError(problem)

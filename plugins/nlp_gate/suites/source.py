@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.paths import user_cache_dir
 
 SUITE_NAMES = ("sentiment", "qqp")
 
@@ -56,9 +57,9 @@ class SuiteUnavailable(ConfigurationError, RuntimeError):
 
 
 def default_cache_dir() -> Path:
-    """``$NLP_GATE_CACHE/checklist-release``, else ``~/.cache/nlp-gate/checklist-release``."""
-    root = os.environ.get("NLP_GATE_CACHE") or "~/.cache/nlp-gate"
-    return Path(root).expanduser() / "checklist-release"
+    """``checklist-release`` in the user's cache (``$NLP_GATE_CACHE``, else
+    ``$XDG_CACHE_HOME/nlp-gate``, else ``~/.cache/nlp-gate``)."""
+    return user_cache_dir() / "checklist-release"
 
 
 SHARED_SUITES = Path("shared/reference/checklist-release")
