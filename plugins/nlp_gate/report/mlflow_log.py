@@ -43,8 +43,9 @@ from nlp_gate.settings import MlflowLog
 VERDICT_TAG = "nlp_gate.verdict"
 RUN_ID_TAG = "nlp_gate.run_id"
 MISSED_TAG = "nlp_gate.missed_gates"
-# MLflow's rules for a metric or param key (mlflow.utils.validation), ASCII only here.
-_INVALID = re.compile(r"[^A-Za-z0-9_.\- :/]")
+# MLflow's characters for a metric or param key (mlflow.utils.validation), ASCII only here;
+# ``/`` only between the parts of a key (a test name's own is replaced).
+_INVALID = re.compile(r"[^A-Za-z0-9_.\- :]")
 _MAX_KEY = 250
 _MAX_PARAM = 6000
 
@@ -91,9 +92,9 @@ def run_verdict(results: dict[str, Any], exitstatus: int) -> str:
 
 
 def metric_key(*parts: str) -> str:
-    """A key MLflow accepts, from the parts joined by ``/``: other characters become ``_``,
-    no empty, ``.`` or ``..`` segment (MLflow refuses a key that is not its own normal
-    path), at most 250 characters (a long one ends with a hash of the whole)."""
+    """A key MLflow accepts, from the parts joined by ``/``: other characters (a ``/`` in a
+    part too) become ``_``; no empty, ``.`` or ``..`` segment (MLflow refuses a key that is
+    not its own normal path); at most 250 characters (a long one ends with a hash of it)."""
     segments = [_INVALID.sub("_", p).strip() or "_" for p in parts]
     key = "/".join("_" if s in (".", "..") else s for s in segments)
     if len(key) > _MAX_KEY:
