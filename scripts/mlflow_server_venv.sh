@@ -5,12 +5,12 @@
 # .venv's lock pins 26.0.1 (constraints.txt): .venv keeps mlflow-skinny, the client nlp-gate
 # uses; this one serves.  The same MLflow version as that client (constraints.txt's pin).
 #
-# Idempotent: a second run installs nothing while the version is the same.  Without it the
-# server tests skip, naming this script.  NLP_GATE_MLFLOW_VENV names another folder.
+# Idempotent: a second run installs nothing while the version is the same (72 s the first
+# time on a 2-core machine, ~850 MB).  Without it the server tests skip, naming this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=${NLP_GATE_MLFLOW_VENV:-.venv-mlflow}
+VENV=.venv-mlflow  # where fixtures/mlflow_server.py looks
 version=$(sed -n 's/^mlflow-skinny==//p' constraints.txt)
 if [ -z "$version" ]; then
   echo "mlflow_server_venv: no mlflow-skinny pin in constraints.txt" >&2

@@ -245,6 +245,9 @@ def write_back(
     values: dict[str, float] = {}
     files: list[tuple[Path, str | None]] = []
     tagged: list[str] = []
+    # A shard's verdict is not the gate's: its run is logged, no version is tagged for it.
+    shard = results.get("run", {}).get("shard")
+    versions = {} if shard else gated_versions(results)
     try:
         with _quiet():
             import mlflow
@@ -279,11 +282,10 @@ def write_back(
             files = _artifacts(reports_where or {})
             for path, folder in files:
                 client.log_artifact(run_id, str(path), folder)
-            for (name, version), missed in gated_versions(results).items():
+            for (name, version), missed in versions.items():
                 step = f"tagging model version {name}/{version}"
-                for key, value in ((VERDICT_TAG, word), (RUN_ID_TAG, run_id)):
-                    client.set_model_version_tag(name, version, key, value)
-                client.set_model_version_tag(name, version, MISSED_TAG, str(missed))
+                for key, value in ((VERDICT_TAG, word), (RUN_ID_TAG, run_id), (MISSED_TAG, missed)):
+                    client.set_model_version_tag(name, version, key, str(value))
                 tagged.append(f"{name} version {version}")
             step = "finishing the run"
             client.set_terminated(run_id, "FINISHED")
@@ -300,6 +302,7 @@ def write_back(
         f"nlp-gate: MLflow run {run_id} in experiment {settings.experiment!r} at {where}: "
         f"{len(values)} metrics, {1 + len(files)} report files; verdict {word}"
         + (f"; tagged {', '.join(tagged)}" if tagged else "")
+        + (f"; no model version tagged: shard {shard} is not the whole gate" if shard else "")
     )
     return done
 
