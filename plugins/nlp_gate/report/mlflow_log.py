@@ -26,7 +26,6 @@ import re
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -48,14 +47,6 @@ MISSED_TAG = "nlp_gate.missed_gates"
 _INVALID = re.compile(r"[^A-Za-z0-9_.\- :]")
 _MAX_KEY = 250
 _MAX_PARAM = 6000
-
-
-@dataclass
-class WriteBack:
-    """What the write-back did: the terminal summary's lines, and whether it failed."""
-
-    lines: list[str] = field(default_factory=list)
-    failed: bool = False
 
 
 def refusal(settings: MlflowLog | None) -> None:
@@ -225,7 +216,7 @@ def log_run(end: RunEnd, settings: MlflowLog | None, exitstatus: int) -> None:
         return
     where = end.reports.where if end.reports is not None else None
     line = end.verdict(exitstatus).line()
-    end.notes += write_back(settings, end.results, where, exitstatus, line).lines
+    end.notes.append(write_back(settings, end.results, where, exitstatus, line))
 
 
 def write_back(
@@ -234,11 +225,11 @@ def write_back(
     reports_where: dict[str, Path] | None,
     exitstatus: int,
     verdict_line: str,
-) -> WriteBack:
-    """Log the run and tag its versions; a failure at any step is one line, not a raise."""
+) -> str:
+    """Log the run and tag its versions: the line that says where it is, or at which step
+    and why it failed (never a raise)."""
     where = _public(settings.tracking_uri)
     word = run_verdict(results, exitstatus)
-    done = WriteBack()
     run_id: str | None = None
     step = "reaching the tracking server"
     client: Any = None
@@ -252,11 +243,10 @@ def write_back(
         with _quiet():
             import mlflow
 
-            # The registry the versions were resolved from (MLflow's own variables), which
-            # is the tracking server's unless MLFLOW_REGISTRY_URI names another.
-            client = mlflow.MlflowClient(
-                tracking_uri=settings.tracking_uri, registry_uri=mlflow.get_registry_uri()
-            )
+            # The versions are tagged in the registry they were resolved from (MLflow's own
+            # variables: MLFLOW_REGISTRY_URI, else MLFLOW_TRACKING_URI).
+            registry = mlflow.get_registry_uri() if versions else settings.tracking_uri
+            client = mlflow.MlflowClient(settings.tracking_uri, registry)
             step = f"looking up the experiment {settings.experiment!r}"
             experiment = _experiment(client, settings.experiment)
             step = "creating the run"
@@ -291,20 +281,17 @@ def write_back(
             client.set_terminated(run_id, "FINISHED")
     except Exception as exc:  # whatever the client or its store raises: one line, no trace
         _mark_failed(client, run_id)
-        done.failed = True
         created = f" (run {run_id}, marked FAILED)" if run_id else ""
-        done.lines.append(
+        return (
             f"nlp-gate: MLflow write-back failed at {step}{created}: tracking server "
             f"{where}: {_scrub(_first_line(exc), settings.tracking_uri)}"
         )
-        return done
-    done.lines.append(
+    return (
         f"nlp-gate: MLflow run {run_id} in experiment {settings.experiment!r} at {where}: "
         f"{len(values)} metrics, {1 + len(files)} report files; verdict {word}"
         + (f"; tagged {', '.join(tagged)}" if tagged else "")
         + (f"; no model version tagged: shard {shard} is not the whole gate" if shard else "")
     )
-    return done
 
 
 def _experiment(client: Any, name: str) -> str:
