@@ -40,6 +40,7 @@ from nlp_gate.engine.rows import InputIndex
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
+from nlp_gate.report import mlflow_log
 from nlp_gate.report.zoo_drift import ZooDrift
 from nlp_gate.results import ResultStore
 from nlp_gate.settings import Options
@@ -103,6 +104,7 @@ class RunState:
         can make their items; then every local checkpoint of the profile, all problems in
         one error."""
         self.validate_backend()
+        mlflow_log.refusal(self.options.mlflow_log)
         if any(m.is_zoo for m in self.profile.models):
             self.ensure_zoo()  # here, on the controller: a damaged zoo stops the run at start
         requested = set(requested)

@@ -12,6 +12,16 @@ from pathlib import Path
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.shard import Shard
 
+MLFLOW_EXPERIMENT = "nlp-gate"  # --nlp-mlflow-experiment's default
+
+
+@dataclass(frozen=True)
+class MlflowLog:
+    """``--nlp-mlflow-log``: where the controller writes the run back to (MLflow)."""
+
+    tracking_uri: str  # --nlp-mlflow-tracking-uri, else MLFLOW_TRACKING_URI
+    experiment: str  # --nlp-mlflow-experiment (default nlp-gate)
+
 
 @dataclass(frozen=True)
 class Options:
@@ -35,6 +45,9 @@ class Options:
     release_suites: bool = False  # ini nlp_gate_release_suites: the packaged items are on
     shard: Shard | None = None  # --nlp-shard K/N: this run's part of the items
     cli_models: tuple[str, ...] = ()  # --nlp-model TASK=SOURCE: the profile, without a file
+    # --nlp-mlflow-log: None when off.  An empty tracking URI when neither the option nor
+    # MLFLOW_TRACKING_URI gives one: refused at start-up (``mlflow_log.refusal``).
+    mlflow_log: MlflowLog | None = None
 
 
 def results_file(given: Path | None, rootdir: Path) -> Path:

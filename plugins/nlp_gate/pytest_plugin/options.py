@@ -7,6 +7,7 @@ group, and read once into the run's typed settings (``nlp_gate.settings.Options`
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
-from nlp_gate.settings import Options, results_file
+from nlp_gate.settings import MLFLOW_EXPERIMENT, MlflowLog, Options, results_file
 from nlp_gate.shard import Shard, ShardError
 
 
@@ -118,6 +119,26 @@ def add_options(parser: pytest.Parser) -> None:
         "id; a transformers flavor loads weights only and needs no consent",
     )
     group.addoption(
+        "--nlp-mlflow-log",
+        action="store_true",
+        default=False,
+        help="at the end, log the run's metrics, verdict and reports as an MLflow run and "
+        "tag each gated registry model version with the verdict and that run's id "
+        "(needs [mlflow]; default: ini nlp_gate_mlflow_log)",
+    )
+    group.addoption(
+        "--nlp-mlflow-tracking-uri",
+        default=None,
+        metavar="URI",
+        help="the tracking server --nlp-mlflow-log writes to (default: MLFLOW_TRACKING_URI)",
+    )
+    group.addoption(
+        "--nlp-mlflow-experiment",
+        default=MLFLOW_EXPERIMENT,
+        metavar="NAME",
+        help=f"the experiment of --nlp-mlflow-log's run (default: {MLFLOW_EXPERIMENT})",
+    )
+    group.addoption(
         "--nlp-endpoint-timeout",
         type=at_least(1),
         default=30,
@@ -155,6 +176,12 @@ def add_options(parser: pytest.Parser) -> None:
         help="models file, relative to the rootdir (default: packaged profiles)",
     )
     parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")
+    parser.addini(
+        "nlp_gate_mlflow_log",
+        type="bool",
+        default=False,
+        help="write each gate run back to MLflow, as --nlp-mlflow-log",
+    )
 
 
 def add_markers(config: pytest.Config) -> None:
@@ -208,7 +235,18 @@ def options_from(config: pytest.Config) -> Options:
         release_suites=bool(config.getini("nlp_gate_release_suites")),
         shard=opt.nlp_shard,
         cli_models=tuple(opt.nlp_model),
+        mlflow_log=_mlflow_log(config),
     )
+
+
+def _mlflow_log(config: pytest.Config) -> MlflowLog | None:
+    """``--nlp-mlflow-log`` (or its ini key) with its tracking URI; an empty URI when none
+    is given, which start-up refuses (``report.mlflow_log.refusal``)."""
+    opt = config.option
+    if not (opt.nlp_mlflow_log or config.getini("nlp_gate_mlflow_log")):
+        return None
+    uri = opt.nlp_mlflow_tracking_uri or os.environ.get("MLFLOW_TRACKING_URI", "")
+    return MlflowLog(uri, opt.nlp_mlflow_experiment)
 
 
 def owns_whole_models(config: pytest.Config) -> bool:

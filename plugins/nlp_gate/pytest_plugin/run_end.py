@@ -17,7 +17,7 @@ import pytest
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.pytest_plugin.selection import expects_gated_items
 from nlp_gate.pytest_plugin.stash import RUN_STATE_KEY, nlp_session
-from nlp_gate.report import RunEnd, write_run
+from nlp_gate.report import RunEnd, mlflow_log, write_run
 from nlp_gate.report.header import run_metadata
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
@@ -56,6 +56,7 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
         # failed for them: the run does (pytest returns session.exitstatus after this hook).
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    mlflow_log.log_run(end, run.options.mlflow_log, int(session.exitstatus))  # when asked
 
 
 def finish_unstarted(config: pytest.Config) -> None:

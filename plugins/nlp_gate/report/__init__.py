@@ -169,6 +169,7 @@ class RunEnd:
     reports: Reports | None = None
     unwritten: str | None = None  # "results.json" or "reports"
     message: str | None = None  # the path that could not be written, and why
+    notes: list[str] = field(default_factory=list)  # said after the verdict (MLflow's run)
 
     def verdict(self, exitstatus: int | None = None) -> ReleaseVerdict:
         gate = verdict(self.results, exitstatus)
@@ -181,11 +182,12 @@ class RunEnd:
         """The terminal summary: the reports' own, or the verdict from memory and why the
         files are missing."""
         if self.reports is not None:
-            return terminal_lines(self.reports, exitstatus)
+            return terminal_lines(self.reports, exitstatus) + self.notes
         return [
             *error_lines(self.results.get("errors", [])),
             self.verdict(exitstatus).line(),
             *([self.message] if self.message else []),
+            *self.notes,
         ]
 
 
