@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, put the embedded tiny zoo in place, run the behavioral suite on the
 # default profile, write reports/.  Extra arguments go to pytest
-# (e.g. `bash scripts/gate.sh -m fairness`).  Exits with pytest's status: non-zero when a
-# gate is missed.
+# (e.g. `bash scripts/gate.sh -m fairness`).  Exits with the run's status: 1 when a gate is
+# missed, 3 when the run has no verdict (an item errored; docs/guide/release-decision.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The Allure CLI for the HTML report at the end (npm ci, ~5 s of one core) installs beside the

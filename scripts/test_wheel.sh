@@ -76,7 +76,7 @@ for record in data["records"]:
     print(record["suite"], record["test"], record["model"], record["fail_rate"])
 PY
 }
-run_pytest() {  # repo, then pytest arguments; exit 0 (gates met) or 1 (a gate missed) are verdicts
+run_pytest() {  # repo, then pytest arguments; a verdict: exit 0 (gates met) or 1 (a gate missed)
   local repo=$1; shift
   local rc=0
   (cd "$repo" && .venv/bin/pytest "$@") > "$repo/last-run.log" 2>&1 || rc=$?

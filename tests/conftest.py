@@ -4,6 +4,7 @@ fixtures and fixture data), and come in two kinds, by folder: ``unit/`` (fast) a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # Imported before any test: pytester's sys.modules snapshot drops the modules a test imported
@@ -28,6 +29,11 @@ __all__ = ["REPO", "ZOO", "GateRun", "RunGate", "run_gate", "zoo"]
 # their own settings keep them; the plugin's native search sets deadline=None itself.
 settings.register_profile("nlp-gate-project-tests", deadline=None)
 settings.load_profile("nlp-gate-project-tests")
+
+# The gate runs these tests start in subprocesses append to a CI job summary where
+# $GITHUB_STEP_SUMMARY names one: not to the job summary of the CI step running the project's
+# tests (tests/integration/test_user_ci_verdict.py sets its own).
+os.environ.pop("GITHUB_STEP_SUMMARY", None)
 
 # What makes a test slow: the built zoo (two minutes to build, seconds to load), or a pytest
 # run in a subprocess.  Such tests live in tests/integration/, and every item there is marked

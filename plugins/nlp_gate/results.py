@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
-# Sections that hold no gated item's record: what the run cost, and the items that ended
-# without a verdict (an error in the item, a worker that died under it).
-UNGATED = ("engine", "errors", "lost", "recovered")
+# Sections that hold no gated item's record: what the run cost, the items that ended
+# without a verdict (an error in the item, a worker that died under it), and the failures
+# that were no gate's (a test that is not a gated item, a teardown error).
+UNGATED = ("engine", "errors", "lost", "recovered", "other_failures")
 PACKAGES = (
     "nlp-gate",
     "torch",
@@ -105,6 +106,10 @@ class ResultStore:
         """Whether the item at ``position`` of ``section`` has its record (a gate verdict)."""
         return any(p == position for p, _ in self.sections.get(section, []))
 
+    def get(self, section: str, position: int) -> dict[str, Any] | None:
+        """The record of the item at ``position`` of ``section`` (its gate verdict), or None."""
+        return next((r for p, r in self.sections.get(section, []) if p == position), None)
+
     def body(
         self,
         run: dict[str, Any],
@@ -141,18 +146,6 @@ class ResultStore:
         }
         for section in sorted(set(self.sections) - {"records"}):
             body[section] = self.positioned(section)
-        return body
-
-    def write(
-        self,
-        path: Path,
-        run: dict[str, Any],
-        interrupted: bool = False,
-        exitstatus: int | None = None,
-        refused: str | None = None,
-    ) -> dict[str, Any]:
-        body = self.body(run, interrupted, exitstatus, refused)
-        write_atomically(path, json.dumps(body, indent=2) + "\n")
         return body
 
 

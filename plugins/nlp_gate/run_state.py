@@ -341,7 +341,7 @@ class RunState:
 
     def record_error(self, case: Case, nodeid: str, when: str, message: str) -> None:
         """Record an item that ended without a gate verdict (an exception, a model refused at
-        load, a setup that failed): results.json ``errors``, counted as failed by the verdict.
+        load, a setup that failed): results.json ``errors``; the run then has no verdict.
         Once per item: a teardown error after a call error adds nothing."""
         if any(r["item"] == nodeid for r in self.results.records("errors")):
             return

@@ -62,7 +62,7 @@ def _run_and_act(
     lines, finished, acted = [], 0, False
     for line in proc.stdout:
         lines.append(line)
-        finished += bool(re.search(r" (PASSED|FAILED)", line))
+        finished += bool(re.search(r" (PASSED|FAILED|RECORDED)", line))
         if finished >= after and not acted:
             act(proc)
             acted = True

@@ -1,8 +1,8 @@
 """A reports folder that cannot take the reports (a file where the folder should be, a full
 disk): one message naming the path and the reason, the verdict line from the run's records,
-exit 1, no ``results.<pid>.tmp`` left and no earlier run's results.json standing in, with
-``-n 0`` and ``-n 2`` (before: a traceback from pytest_sessionfinish, no verdict line, and
-on a full disk the temporary file left behind).
+no verdict (exit 3), no ``results.<pid>.tmp`` left and no earlier run's results.json standing
+in, with ``-n 0`` and ``-n 2`` (before: a traceback from pytest_sessionfinish, no verdict line,
+and on a full disk the temporary file left behind).
 
 Root ignores file modes, so a read-only folder cannot be made here; a full disk is a small
 tmpfs, mounted when this process may mount (else that test is skipped, saying why)."""
@@ -19,6 +19,7 @@ import pytest
 from fixtures.function_repo import function_repo, run_repo
 from fixtures.gate_run import GateRun, RunGate
 from fixtures.user_repo import LABELS, write_gates, write_models
+from nlp_gate.report.verdict import NO_VERDICT
 
 SELECT = ["-m", "fairness and not native", "--nlp-sample", "20", "--nlp-prediction-cache", "off"]
 
@@ -41,7 +42,7 @@ def _model(tmp: Path) -> list[str]:
 
 def _reported(run: GateRun, path: Path, reason: str) -> str:
     out = run.result.stdout.str() + run.result.stderr.str()
-    assert run.result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    assert run.result.ret == NO_VERDICT, out[-3000:]  # no verdict: the evidence is missing
     assert "Traceback" not in out and "INTERNALERROR" not in out, out[-3000:]
     message = next(
         (line for line in out.splitlines() if line.startswith("nlp-gate: reports not written: ")),
@@ -49,10 +50,12 @@ def _reported(run: GateRun, path: Path, reason: str) -> str:
     )
     assert message is not None, out[-3000:]
     assert str(path) in message and reason in message, message
-    # The verdict of the run's 4 items, from memory, failed for want of its record.
+    # The verdict of the run's 4 items (gates of 100: recorded), from memory: none, for want
+    # of its record.
     verdict = next(line for line in out.splitlines() if line.startswith("release gate "))
     assert verdict.startswith(
-        "release gate FAILED: 0 of 4 CheckList items over their gate; results.json not written"
+        "release gate NO VERDICT: 4 CheckList items recorded, not gated (gate 100); "
+        "results.json not written"
     ), verdict
     return out
 

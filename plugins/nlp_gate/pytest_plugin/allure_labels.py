@@ -1,5 +1,5 @@
 """How allure-pytest files each gated item: the kind's labels before it runs, what its verdict
-learnt after (parameters, description, attachments).
+learnt after (parameters, description, attachments, the tag ``recorded``).
 
 Per item, through ``allure.dynamic``: the run-level Allure files (the release summary,
 environment, categories) are ``report/allure.py``'s, written once at the end.  Without the
@@ -35,11 +35,17 @@ def label_case(kind: ItemKind[Any], case: Case) -> None:
             allure.dynamic.description(labels.description)
 
 
-def label_verdict(verdict: Verdict) -> None:
-    """What running the item learnt: its parameters, description and attachments."""
+def label_verdict(verdict: Verdict, status: str | None = None) -> None:
+    """What running the item learnt: its parameters, description and attachments; an item
+    recorded, not gated (``status``) gets the tag ``recorded``: Allure's statuses are fixed
+    (passed, failed, broken, skipped, unknown), so it stays passed, and the tag shows beside
+    its name and filters the tree."""
     if not INSTALLED:
         return
     import allure
+
+    if status == "recorded":
+        allure.dynamic.tag("recorded")
 
     for name, value in verdict.parameters.items():
         allure.dynamic.parameter(name, value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from nlp_gate import records
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
@@ -54,7 +55,8 @@ class Check:
         except ModelLoadError as exc:
             conclude(Verdict(None, f"model refused: {exc}"))
             raise  # not reached: conclude fails the item
-        label_verdict(verdict)
+        kind = self.session.kind_of(case)
+        label_verdict(verdict, records.status(kind.records, verdict.record or {}))
         conclude(verdict, name=case.id)
         return verdict
 

@@ -4,7 +4,8 @@ off to the module that owns the work.
 The run's state lives in ``RunState`` (``config.stash``, ``stash.py``), each kind of item behind
 the ``ItemKind`` interface (``nlp_gate.kinds``).  ``selection`` knows which runs are behavioral
 and which items they keep, ``validation`` refuses a bad configuration before any item runs,
-``outcome`` is the one place a verdict passes, skips or fails an item, ``xdist_handoff``
+``outcome`` is the one place a verdict passes, skips or fails an item, ``item_status``
+gives it its status for JUnit XML and the terminal (``RECORDED``), ``xdist_handoff``
 carries records from the workers, ``xdist_groups`` keeps each model's items on one worker,
 ``interrupt`` handles stop signals (``early_signals`` those that come while this module is
 imported), ``run_end`` writes the reports.
@@ -30,6 +31,7 @@ early_signals.catch()
 
 from nlp_gate.config import ConfigurationError  # noqa: E402  # after early_signals.catch()
 from nlp_gate.pytest_plugin import (  # noqa: E402  # after early_signals.catch()
+    item_status,
     outcome,
     path_values,
     run_end,
@@ -80,6 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_STATE_KEY] = RunState(options_from(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
+    item_status.register_notes(config)  # failures that miss no gate: no verdict
     terminal_progress.install_for_pytest(
         config
     )  # long stages (cold predictions) show signs of life
@@ -161,8 +164,15 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     outcome.record_failure(item, call.when, report)
+    item_status.add_properties(item, report)  # JUnit XML's nlp_gate.*, RECORDED
     xdist_handoff.send_item_records(item, call.when, report)
     return report
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport,
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    return item_status.teststatus(report)  # RECORDED: passed a gate of 100
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -15,16 +15,21 @@ from pathlib import Path
 import pytest
 
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
+from nlp_gate.pytest_plugin.item_status import FAILURES_KEY
 from nlp_gate.pytest_plugin.selection import expects_gated_items
 from nlp_gate.pytest_plugin.stash import RUN_STATE_KEY, nlp_session
 from nlp_gate.report import RunEnd, mlflow_log, write_run
 from nlp_gate.report.header import run_metadata
+from nlp_gate.report.step_summary import append_step_summary, step_summary_path
+from nlp_gate.report.verdict import exit_status, verdict
 
 RUN_END_KEY = pytest.StashKey[RunEnd]()  # what the controller wrote at the end of the run
 
 
 def finish(session: pytest.Session, exitstatus: int) -> None:
-    """Write the run's results and reports; fail the run for what no item failed for."""
+    """Write the run's results and reports; set the run's exit status by its verdict: 1 only
+    for gates missed (a run gate included) with nothing else wrong, 3 for no verdict
+    (``report.verdict.exit_status``)."""
     config = session.config
     run = nlp_session(config)
     if config.option.collectonly:
@@ -41,6 +46,7 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED and STOP_SIGNAL_KEY not in config.stash
         else 0
     )
+    keep_other_failures(config)
     end = end_run(
         config,
         int(exitstatus),
@@ -51,12 +57,25 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
         ),
         collection_errors=collection_errors,
     )
-    gate = end.verdict()
-    if (gate.problems or gate.errored) and session.exitstatus == pytest.ExitCode.OK:
-        # A run gate (attacks.min_ran) or unwritable reports belong to no item, so no item
-        # failed for them: the run does (pytest returns session.exitstatus after this hook).
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    # pytest returns session.exitstatus after this hook: the verdict's (1 for a run gate,
+    # attacks.min_ran, that no item failed for; 3 for no verdict, reports not written too).
+    session.exitstatus = exit_status(int(session.exitstatus), end.verdict().status)
     mlflow_log.log_run(end, run.options.mlflow_log, int(session.exitstatus))  # when asked
+
+
+def keep_other_failures(config: pytest.Config) -> None:
+    """The failed reports that missed no gate (``item_status.FailureNotes``) and that no
+    ``errors``, ``lost`` or ``recovered`` entry explains: results.json ``other_failures``."""
+    run = nlp_session(config)
+    explained = {
+        r["item"]
+        for section in ("errors", "lost", "recovered")
+        for r in run.results.records(section)
+    }
+    notes = [n for n in config.stash.get(FAILURES_KEY, []) if n["item"] not in explained]
+    run.results.take("other_failures", lambda _: True)  # the end of a run comes once
+    for i, note in enumerate(notes):
+        run.results.add("other_failures", i, note)
 
 
 def finish_unstarted(config: pytest.Config) -> None:
@@ -92,6 +111,9 @@ def end_run(
         refused=refused,
         collection_errors=collection_errors,
     )
+    # What the run exits with, by its verdict: results.json records it.
+    exitstatus = exit_status(exitstatus, verdict(results).status)
+    results["exitstatus"] = exitstatus
     alluredir = config.getoption("allure_report_dir", default=None)  # allure-pytest's --alluredir
     end = write_run(
         run.options.results,
@@ -100,6 +122,11 @@ def end_run(
         exitstatus=exitstatus,
         plot_cache=run.options.cache_dir / "plots",
     )
+    summary = step_summary_path()
+    if summary is not None:  # CI's job summary ($GITHUB_STEP_SUMMARY)
+        end.notes.extend(
+            filter(None, [append_step_summary(summary, end.results, end.verdict(exitstatus))])
+        )
     config.stash[RUN_END_KEY] = end
     return end
 
@@ -119,5 +146,5 @@ def terminal_summary(
     if end is None or end.results.get("refused"):
         return  # no gated item in this run, or refused: pytest prints the one message
     terminalreporter.section("nlp-gate")
-    for line in end.lines(int(exitstatus)):
+    for line in end.lines():  # by the run's own exit status, as results.json records it
         terminalreporter.write_line(line)

@@ -136,9 +136,9 @@ class XdistController:
         After a stop signal (this process got it too: Ctrl-C and CI time-outs signal the
         whole group) the worker was stopped, not crashed: the item is reported as not run,
         and the run ends as interrupted.  Otherwise: an error of the run naming the lost
-        item's models and the likely cause, recorded in results.json ``lost`` and counted as
-        failed by the verdict, unless its final report comes after all (xdist ran it again,
-        or it had finished): then its record counts, and ``recovered`` names it."""
+        item's models and the likely cause, recorded in results.json ``lost``, unless its
+        final report comes after all (xdist ran it again, or it had finished): then its record
+        counts, and ``recovered`` names it.  Either way the run has no verdict (exit 3)."""
         stop = self.config.stash.get(STOP_SIGNAL_KEY, None)
         if stop is not None:
             report.outcome = "skipped"
@@ -177,8 +177,8 @@ def record_lost_item(run: RunState, nodeid: str, crash: str) -> dict[str, Any]:
     message = (
         f"nlp-gate: item lost, model {', '.join(models) or '(none of the profile)'}"
         ": its worker process died while running it (killed by a signal, e.g. "
-        "the out-of-memory killer, or a native crash); counted as failed in the "
-        "release verdict unless xdist runs it again to its end"
+        "the out-of-memory killer, or a native crash); the release gate has no verdict "
+        "(exit 3), even where xdist runs it again to its end"
     )
     record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0], "message": message}
     run.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run

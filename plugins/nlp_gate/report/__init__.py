@@ -14,12 +14,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from nlp_gate.records import GATED, recorded
 from nlp_gate.report.allure import write_allure_files
+from nlp_gate.report.figures import figures, number
 from nlp_gate.report.plots import write_plots
 from nlp_gate.report.render import html_page, to_csv, to_html, to_markdown
 from nlp_gate.report.tables import Table, build_tables
 from nlp_gate.report.terminal import error_lines, summary_lines
-from nlp_gate.report.verdict import ReleaseVerdict, verdict
+from nlp_gate.report.verdict import ReleaseVerdict, exit_status, verdict, with_verdict
 from nlp_gate.results import write_atomically
 
 ALLURE_HTML = "allure-report/index.html"  # written by scripts/allure_html.sh
@@ -89,7 +91,43 @@ def _outcome_html(results: dict[str, Any]) -> str:
             "<table><tr><th>item</th><th>models</th><th>when</th><th>cause</th></tr>"
             f"\n{rows}</table>\n"
         )
-    return "".join(parts)
+    others = results.get("other_failures", [])
+    if others:
+        rows = "".join(
+            f"<tr><td>{html.escape(f['item'])}</td><td>{html.escape(f['when'])}</td>"
+            f"<td><pre>{html.escape(f['message'])}</pre></td></tr>\n"
+            for f in others
+        )
+        parts.append(
+            f"<h2>Failures outside the gates ({len(others)})</h2>\n"
+            "<table><tr><th>item</th><th>when</th><th>cause</th></tr>"
+            f"\n{rows}</table>\n"
+        )
+    return "".join(parts) + _recorded_html(results)
+
+
+def _recorded_html(results: dict[str, Any]) -> str:
+    """The items recorded, not gated (a gate of 100): their figures, apart from the gated."""
+    shown = [
+        figures(section.key, r)
+        for section in GATED
+        for r in results.get(section.key, [])
+        if recorded(section.key, r)
+    ]
+    if not shown:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(f.item)}</td><td>{html.escape(f.model)}</td>"
+        f"<td>{html.escape(f.capability)}</td><td>{number(f.fail_rate)}</td></tr>\n"
+        for f in shown
+    )
+    return (
+        f"<h2>Recorded, not gated ({len(shown)})</h2>\n"
+        "<p>Their gate is 100: they pass whatever the model does, and their figures are "
+        "recorded (a comparison: the candidate's fail rate).</p>\n"
+        "<table><tr><th>item</th><th>model</th><th>capability</th><th>fail rate %</th></tr>"
+        f"\n{rows}</table>\n"
+    )
 
 
 def _img(path: Path, inline: bool) -> str:
@@ -169,14 +207,15 @@ class RunEnd:
     reports: Reports | None = None
     unwritten: str | None = None  # "results.json" or "reports"
     message: str | None = None  # the path that could not be written, and why
-    notes: list[str] = field(default_factory=list)  # said after the verdict (MLflow's run)
+    # Said after the verdict line: the MLflow run written back, a job summary not written.
+    notes: list[str] = field(default_factory=list)
 
     def verdict(self, exitstatus: int | None = None) -> ReleaseVerdict:
         gate = verdict(self.results, exitstatus)
         if self.unwritten is None:
             return gate
         # The gate's evidence is missing: no release may pass on it.
-        return replace(gate, problems=[*gate.problems, f"{self.unwritten} not written"])
+        return replace(gate, faults=[*gate.faults, f"{self.unwritten} not written"])
 
     def lines(self, exitstatus: int | None = None) -> list[str]:
         """The terminal summary: the reports' own, or the verdict from memory and why the
@@ -201,7 +240,8 @@ def write_run(
     """Write a run's results.json and its reports.  A place that cannot take them (a file
     where the folder should be, a read-only or full disk) ends as one message naming the path
     and the reason, not a traceback; the earlier run's files there are removed where they
-    can be, so they never stand in for this run's."""
+    can be, so they never stand in for this run's.  results.json gets its ``verdict`` here."""
+    results = with_verdict(results, exitstatus)
     try:
         write_atomically(results_path, json.dumps(results, indent=2) + "\n")
     except OSError as exc:
@@ -211,9 +251,19 @@ def write_run(
             results_path, alluredir=alluredir, exitstatus=exitstatus, plot_cache=plot_cache
         )
     except OSError as exc:
-        return _unwritten(
-            results, "reports", results_path, exc, remove_reports(results_path, results_too=False)
-        )
+        left = remove_reports(results_path, results_too=False)
+        # The run ends without a verdict (its reports are missing): results.json says so
+        # too where it still can be written.
+        results = {
+            **results,
+            "verdict": "no_verdict",
+            "exitstatus": exit_status(int(results.get("exitstatus") or 0), "no_verdict"),
+        }
+        try:
+            write_atomically(results_path, json.dumps(results, indent=2) + "\n")
+        except OSError:
+            pass  # the message below names the place that takes no file
+        return _unwritten(results, "reports", results_path, exc, left)
     return RunEnd(results, reports)
 
 

@@ -6,8 +6,9 @@
     python -m nlp_gate.report merge SHARD_DIR... [--out reports]
 
 ``merge`` joins the outputs of ``--nlp-shard K/N`` runs (each folder: a shard's results.json
-and allure-results/) into one results.json, one set of reports and one verdict; it exits 1
-when the gate fails, 4 when the folders are not the N shards of one run.
+and allure-results/) into one results.json, one set of reports and one verdict (appended to
+``$GITHUB_STEP_SUMMARY`` when set); it exits as a run does (0 passed, 1 a gate missed, 3 no
+verdict, or a shard's 2), 4 when the folders are not the N shards of one run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pathlib import Path
 from nlp_gate.report import terminal_lines, write_reports
 from nlp_gate.report.allure import strip_analytics
 from nlp_gate.report.merge import MergeError, merge
-from nlp_gate.report.verdict import verdict
+from nlp_gate.report.step_summary import append_step_summary, step_summary_path
+from nlp_gate.report.verdict import exit_status, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +81,13 @@ def merge_main(argv: list[str]) -> int:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 4
     print("\n".join(terminal_lines(reports, status)))
-    return 0 if verdict(reports.results, status).passed else 1
+    gate = verdict(reports.results, status)
+    summary = step_summary_path()
+    if summary is not None:  # CI's job summary ($GITHUB_STEP_SUMMARY): the merged verdict
+        problem = append_step_summary(summary, reports.results, gate)
+        if problem:
+            print(problem, file=sys.stderr)
+    return exit_status(status, gate.status)
 
 
 if __name__ == "__main__":

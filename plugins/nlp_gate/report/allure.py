@@ -106,7 +106,7 @@ def summary_result(
         "historyId": history,
         "testCaseId": history,
         "fullName": SUMMARY_KEY,
-        "name": f"{SUMMARY_NAME}: gate {'PASSED' if verdict.passed else 'FAILED'}",
+        "name": f"{SUMMARY_NAME}: gate {verdict.word}",
         # The summary itself always renders; the verdict is in its name and description, so
         # it adds no failure of its own to the report's counts.
         "status": "passed",

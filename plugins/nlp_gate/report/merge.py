@@ -20,8 +20,8 @@ from typing import Any
 from nlp_gate.comparison_stats import rejudge
 from nlp_gate.config import ConfigurationError
 from nlp_gate.report import Reports, write_reports
-from nlp_gate.report.verdict import verdict
-from nlp_gate.results import ResultStore
+from nlp_gate.report.verdict import exit_status, verdict, with_verdict
+from nlp_gate.results import ResultStore, write_atomically
 
 # What must agree between the shards of one run (run block keys).
 SAME = ("profile", "seed", "sample", "models")
@@ -92,12 +92,12 @@ def merged_results(
 
 
 def _outside_gates(results: dict[str, Any]) -> int:
-    """A shard's exit status when it says more than its records: an error outside the gates
-    (exit 1 while every gate held, or any other non-zero status), else 0.  A shard that
+    """A shard's exit status when it says more than its records: no verdict (3, or pytest's
+    2, 4, 5; a shard of an earlier version: 1 while every gate held), else 0.  A shard that
     failed a gate exited 1 for it, and the merged records judge that again (a comparison
     may be judged otherwise over the whole Benjamini-Hochberg family)."""
     status = int(results.get("exitstatus") or 0)
-    if status == 1 and not verdict(results).passed:
+    if status == 1 and verdict(results).status == "failed":
         return 0
     return status
 
@@ -108,7 +108,10 @@ def merge(folders: list[Path], out: Path) -> tuple[Reports, int]:
     runs = {folder: _load(folder) for folder in folders}
     store, run, interrupted, status = merged_results(runs)
     results = out / "results.json"
-    store.write(results, run, interrupted=interrupted, exitstatus=status)
+    body = store.body(run, interrupted=interrupted, exitstatus=status)
+    # What the merge exits with, by the merged verdict, as a run's results.json records it.
+    body["exitstatus"] = exit_status(status, verdict(body, status).status)
+    write_atomically(results, json.dumps(with_verdict(body), indent=2) + "\n")
     alluredir = None
     sources = [f / "allure-results" for f in folders if (f / "allure-results").is_dir()]
     if sources:

@@ -65,21 +65,9 @@ def refusal(settings: MlflowLog | None) -> None:
 # -- what is written ----------------------------------------------------------------------
 def run_verdict(results: dict[str, Any], exitstatus: int) -> str:
     """``passed``, ``failed`` (a gate missed, nothing else wrong) or ``no_verdict``:
-    results.json's own ``verdict`` where it has one, else derived the same way."""
+    results.json's own ``verdict``, else the same rule on what it holds."""
     given = results.get("verdict")
-    if isinstance(given, str):
-        return given
-    gate = verdict(results, exitstatus)
-    if (
-        results.get("refused")
-        or results.get("interrupted")
-        or results.get("no_results")
-        or gate.errored
-        or gate.lost
-        or exitstatus not in (0, 1)
-    ):
-        return "no_verdict"
-    return "passed" if gate.passed else "failed"
+    return given if isinstance(given, str) else verdict(results, exitstatus).status
 
 
 def metric_key(*parts: str) -> str:
