@@ -93,6 +93,14 @@ def test_other_margins_move_every_gate(tiny_run: Path) -> None:
     assert tight.comparison.tolerances != usual.comparison.tolerances
 
 
+def test_the_console_script_is_installed_beside_python() -> None:
+    script = shutil.which("nlp-gate-calibrate", path=str(Path(sys.executable).parent))
+    assert script, "pyproject [project.scripts] nlp-gate-calibrate (run scripts/setup.sh)"
+    helped = subprocess.run([script, "--help"], capture_output=True, text=True, check=True)
+    assert helped.stdout.startswith("usage: nlp-gate-calibrate")
+    assert "--thresholds PATH" in helped.stdout and "--reseed RESULTS" in helped.stdout
+
+
 # -- the rules on small runs ----------------------------------------------------------------
 def _record(test: str, rate: float | None, model: str = "m", suite: str = "sentiment") -> Any:
     return {"suite": suite, "test": test, "fail_rate": rate, "model": model, "dataset": "d"}

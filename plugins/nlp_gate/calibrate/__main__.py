@@ -72,18 +72,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--margin",
         type=percentage_points,
+        metavar="POINTS",
         default=Margins.checklist,
         help="CheckList: points above the highest fail rate (default: %(default)g)",
     )
     p.add_argument(
         "--comparison-margin",
         type=percentage_points,
+        metavar="POINTS",
         default=Margins.comparison,
         help="comparison: points above the largest significant excess (default: %(default)g)",
     )
     p.add_argument(
         "--accuracy-margin",
         type=percentage_points,
+        metavar="POINTS",
         default=Margins.accuracy,
         help="accuracy: points below the lowest accuracy (default: %(default)g)",
     )
