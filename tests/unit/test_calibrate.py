@@ -278,3 +278,16 @@ def test_set_values_keeps_layout_and_refuses_a_path_through_a_scalar() -> None:
     )
     with pytest.raises(YamlTextError, match="a.d is not a mapping"):
         set_values(text, [(("a", "d", "e"), 1)])
+    nested = set_values("p:\n  c: {default: 30}\n", [(("p", "c", "tests", "s"), {"t": 1.0})])
+    assert nested == "p:\n  c:\n    default: 30\n    tests:\n      s:\n        t: 1.0\n"
+
+
+def test_a_thresholds_file_that_is_not_yaml_is_named_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, thresholds = tmp_path / "results.json", tmp_path / "thresholds.yaml"
+    results.write_text(json.dumps(_run(records=[_record("a", 1.0)])))
+    thresholds.write_text("profiles:\n  cli: [\n")
+    assert main([str(results), "--thresholds", str(thresholds)]) == 4
+    assert f"ERROR: {thresholds}:3:1: not valid YAML" in capsys.readouterr().err
+    assert thresholds.read_text() == "profiles:\n  cli: [\n"

@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nlp_gate.calibrate.rules import (
     Calibration,
     CalibrationError,
@@ -28,7 +26,8 @@ from nlp_gate.calibrate.rules import (
     summary_lines,
 )
 from nlp_gate.calibrate.yaml_text import YamlTextError, set_values
-from nlp_gate.config.thresholds import is_number
+from nlp_gate.config import read_yaml
+from nlp_gate.config.thresholds import ThresholdsError, is_number
 
 __all__ = [
     "Calibration",
@@ -98,11 +97,13 @@ def profile_document(calibration: Calibration) -> str:
 
 def write_profile(calibration: Calibration, path: Path) -> None:
     """Set the calibrated gates in the thresholds file ``path`` (created when absent)."""
-    text = path.read_text() if path.exists() else ""
-    try:
-        existing = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise CalibrationError(f"{path}: not valid YAML ({exc})") from None
+    text, existing = "", None  # a new file
+    if path.exists():
+        try:  # the plugin's own reading: one line naming the file, line and column
+            existing = read_yaml(path, "thresholds file", ThresholdsError)
+        except ThresholdsError as exc:
+            raise CalibrationError(str(exc)) from None
+        text = path.read_text()
     profiles = existing.get("profiles") if isinstance(existing, dict) else None
     profile = (profiles or {}).get(calibration.profile) if isinstance(profiles, dict) else None
     try:

@@ -31,7 +31,7 @@ def set_values(text: str, values: Iterable[tuple[Path_, Any]]) -> str:
         text = set_value(text, path, value)
         _set(expected, path, value)
     if yaml.safe_load(text) != expected:  # a bug here must never write a wrong gate
-        raise AssertionError("the edited YAML does not parse to the values set")
+        raise RuntimeError("the edited YAML does not parse to the values set")
     return text
 
 
@@ -69,8 +69,8 @@ def set_value(text: str, path: Path_, value: Any) -> str:
 
 def _replace(text: str, key: yaml.Node, old: yaml.Node, value: Any) -> str:
     """``key``'s value ``old`` replaced by ``value``: a block mapping in the old one's place
-    and indentation (comments before its first key kept), a flow mapping as flow, anything
-    else after the colon."""
+    and indentation (comments before its first key kept), a flat flow mapping as flow, any
+    other mapping in block style under the key, anything else after the colon."""
     end = _end(text, old)
     if isinstance(value, dict) and value:
         if isinstance(old, yaml.MappingNode) and not old.flow_style:
@@ -78,7 +78,10 @@ def _replace(text: str, key: yaml.Node, old: yaml.Node, value: Any) -> str:
             start = old.start_mark.index - column
             return text[:start] + _block(value, column).rstrip("\n") + text[end:]
         colon = text.index(":", key.end_mark.index) + 1
-        if isinstance(old, yaml.MappingNode):  # flow stays flow
+        if isinstance(old, yaml.MappingNode) and not any(
+            isinstance(v, dict) for v in value.values()
+        ):
+            # flow stays flow while it is flat: nested mappings read better in block style
             column = colon + 1 - (text.rfind("\n", 0, colon) + 1)
             return text[:colon] + " " + _flow(value, column) + text[end:]
         block = _block(value, key.start_mark.column + 2).rstrip("\n")
