@@ -134,10 +134,10 @@ def requested_argnames(config: pytest.Config, argnames: set[str]) -> set[str]:
 # -- collecting the packaged suites -----------------------------------------------------------
 def add_packaged_suites(config: pytest.Config) -> None:
     """A run of the repository's suite also collects the packaged suites its ini turns on: a
-    run of the default paths, or one whose arguments hold a whole behavioral path or testpath
-    (``pytest tests_behavioral``, the main job's command; or the rootdir when neither is
-    set).  A run that names a file or a folder inside one runs what it names (``--pyargs
-    nlp_gate.native_tests`` too)."""
+    run of the default paths, or one whose arguments hold a whole behavioral path (``pytest
+    tests_behavioral``, the main job's command; or the rootdir when ``nlp_gate_paths`` is not
+    set).  A run that names anything else runs what it names (``pytest tests``, a file inside
+    a behavioral path, ``--pyargs nlp_gate.native_tests``)."""
     if not _runs_whole_suite(config):
         return
     for suite in PACKAGED_SUITES:
@@ -148,11 +148,9 @@ def add_packaged_suites(config: pytest.Config) -> None:
 def _runs_whole_suite(config: pytest.Config) -> bool:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         return True
-    roots = [
-        *(p.resolve() for p in ini(config, "nlp_gate_paths")),
-        *((config.rootpath / p).resolve() for p in config.getini("testpaths")),
-    ]
-    return any(within(root, p) for p in run_paths(config) for root in roots or [config.rootpath])
+    # Not the testpaths: a team's ``pytest tests`` names its own tests only.
+    roots = [p.resolve() for p in ini(config, "nlp_gate_paths")] or [config.rootpath]
+    return any(within(root, p) for p in run_paths(config) for root in roots)
 
 
 def enter_packaged(
