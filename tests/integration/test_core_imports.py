@@ -57,7 +57,8 @@ def test_a_function_model_run_imports_no_extras_library(tmp_path: Path, workers:
         tmp_path, WORD_FUNCTION, {"test_words.py": PLAIN_WORDS_TEST, "test_typos.py": TYPOS_TEST}
     )
     (repo / "pytest.ini").write_text(
-        "[pytest]\ntestpaths = tests_behavioral\nnlp_gate_release_suites = true\n"
+        "[pytest]\ntestpaths = tests_behavioral\nnlp_gate_paths = tests_behavioral\n"
+        "nlp_gate_release_suites = true\n"
         f"addopts = --nlp-suite-dir {SHARED_SUITES}\n"
     )
     (repo / "conftest.py").write_text(RECORD_MODULES)

@@ -49,7 +49,9 @@ def _packaged_test_names() -> set[str]:
 
 def _repo(tmp_path: Path, ini: str = "") -> Path:
     repo = function_repo(tmp_path)
-    (repo / "pytest.ini").write_text(f"[pytest]\ntestpaths = tests_behavioral\n{ini}")
+    (repo / "pytest.ini").write_text(
+        f"[pytest]\ntestpaths = tests_behavioral\nnlp_gate_paths = tests_behavioral\n{ini}"
+    )
     return repo
 
 

@@ -37,7 +37,7 @@ def test_the_plugin_is_registered_through_its_entry_point() -> None:
     )
 
 
-def test_help_and_markers_from_an_empty_directory(tmp_path: Path) -> None:
+def test_help_and_markers_from_an_empty_directory_and_one_that_asks(tmp_path: Path) -> None:
     helptext = _pytest(tmp_path, "--help")
     assert helptext.returncode == 0, helptext.stderr
     assert "behavioral release gate for NLP classifiers:" in helptext.stdout  # the group
@@ -52,6 +52,12 @@ def test_help_and_markers_from_an_empty_directory(tmp_path: Path) -> None:
     ):
         assert option in helptext.stdout
     assert "nlp_gate_release_suites" in helptext.stdout  # the ini key
+    assert "nlp_gate_paths" in helptext.stdout
+    # A directory that asks nothing of nlp-gate: none of its markers (inert until asked).
+    inert = _pytest(tmp_path, "--markers")
+    assert inert.returncode == 0, inert.stderr
+    assert "nlp_fairness" not in inert.stdout and "@pytest.mark.fairness:" not in inert.stdout
+    (tmp_path / "pytest.ini").write_text("[pytest]\nnlp_gate_paths = tests_behavioral\n")
     markers = _pytest(tmp_path, "--markers")
     assert markers.returncode == 0, markers.stderr
     for marker in (
@@ -65,6 +71,7 @@ def test_help_and_markers_from_an_empty_directory(tmp_path: Path) -> None:
         "regression",
     ):
         assert f"@pytest.mark.{marker}:" in markers.stdout
+        assert f"@pytest.mark.nlp_{marker}:" in markers.stdout
 
 
 def test_the_packaged_models_file_ships_in_the_package() -> None:

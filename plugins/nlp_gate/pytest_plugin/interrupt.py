@@ -27,7 +27,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -42,6 +41,8 @@ STOP_SIGNAL_KEY = pytest.StashKey[str]()
 # what is left is writing this run's results, which a signal must not cut short (a
 # results.json half written, or a previous run's left under this run's name).
 ENDING_KEY = pytest.StashKey[bool]()
+# The handlers stop_on_signals replaced (those from before the plugin's import).
+_PREVIOUS_KEY = pytest.StashKey[dict[signal.Signals, Any]]()
 
 
 def stop_on_signals(config: pytest.Config) -> None:
@@ -83,22 +84,33 @@ def stop_on_signals(config: pytest.Config) -> None:
         if session is not None:  # else the session stops as it starts (stop_pending)
             _stop(config, session, name)
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        previous = early_signals.take_over(sig, stop)
-        config.add_cleanup(_restorer(sig, previous))
+    config.stash[_PREVIOUS_KEY] = {
+        sig: early_signals.take_over(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)
+    }
+    config.add_cleanup(lambda: restore_signals(config))
     early = early_signals.received()  # while pytest imported the plugin (early_signals.py)
     if early is not None:
         config.stash[STOP_SIGNAL_KEY] = early
         stopping.append(early)  # the next one stops at once, as after any first signal
 
 
-def _restorer(sig: signal.Signals, previous: Any) -> Callable[[], None]:
-    """At the config's end: ``sig``'s handler from before the run again."""
-
-    def restore() -> None:
+def restore_signals(config: pytest.Config) -> None:
+    """The handlers from before the plugin was imported, again: at the config's end, or at
+    its configure in a run that did not ask for nlp-gate (``opt_in``).  Once, so that a
+    handler the run set after that stays."""
+    for sig, previous in config.stash.get(_PREVIOUS_KEY, {}).items():
         signal.signal(sig, previous)
+    config.stash[_PREVIOUS_KEY] = {}
 
-    return restore
+
+def hand_back_signals(config: pytest.Config) -> None:
+    """A run that did not ask for nlp-gate: the handlers as they were, and a signal that came
+    while the plugin held them delivered to those handlers now, as without the plugin (a
+    Ctrl-C is then pytest's own KeyboardInterrupt)."""
+    restore_signals(config)
+    name = config.stash.get(STOP_SIGNAL_KEY, None)
+    if name is not None:
+        signal.raise_signal(signal.Signals[name])
 
 
 def _stop(config: pytest.Config, session: pytest.Session, name: str) -> None:

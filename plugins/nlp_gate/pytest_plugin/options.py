@@ -1,7 +1,6 @@
-"""The plugin's command-line options, ini keys and markers, declared in pytest's ``nlp-gate``
-group, and read once into the run's typed settings (``nlp_gate.settings.Options``,
-``options_from``); each item kind declares its own options and markers
-(``ItemKind.add_options``, ``ItemKind.markers``).
+"""The plugin's command-line options and ini keys, declared in pytest's ``nlp-gate`` group, and
+read once into the run's typed settings (``nlp_gate.settings.Options``, ``options_from``); each
+item kind declares its own options (``ItemKind.add_options``).  The markers: ``marks.py``.
 """
 
 from __future__ import annotations
@@ -9,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 
@@ -156,39 +156,53 @@ def add_options(parser: pytest.Parser) -> None:
     )
     for kind in KINDS:
         kind.add_options(group)
-    parser.addini(
-        "nlp_gate_release_suites",
-        type="bool",
-        default=False,
-        help="collect the reference study's items (released CheckList suites, "
+    for name, (value_type, _, text) in INI_KEYS.items():
+        # No default: pytest's getini answers None for a key the configuration leaves out,
+        # which is how ``opt_in`` tells a repository that set a key from one that did not.
+        parser.addini(name, text, type=value_type, default=None)
+
+
+IniType = Literal["string", "paths", "bool"]
+
+# The ini keys of nlp-gate: name -> (type, default, help).  Setting any of them opts a
+# repository in (``opt_in``); ``ini`` reads one with its default.
+INI_KEYS: dict[str, tuple[IniType, Any, str]] = {
+    "nlp_gate_paths": (
+        "paths",
+        [],
+        "folders holding this repository's behavioral tests (relative to the ini file); "
+        "any nlp_gate_* key set turns nlp-gate on in this repository (inert otherwise)",
+    ),
+    "nlp_gate_release_suites": (
+        "bool",
+        False,
+        "collect the reference study's items (released CheckList suites, "
         "accuracy, comparison, TextAttack recipes) from the nlp_gate package",
-    )
-    parser.addini(
-        "nlp_gate_native_suites",
-        type="bool",
-        default=False,
-        help="collect the native behavioral suites (81 tests, sentiment, paraphrase, "
+    ),
+    "nlp_gate_native_suites": (
+        "bool",
+        False,
+        "collect the native behavioral suites (81 tests, sentiment, paraphrase, "
         "entailment) from the nlp_gate package",
-    )
-    parser.addini(
-        "nlp_gate_models_file",
-        default="",
-        help="models file, relative to the rootdir (default: packaged profiles)",
-    )
-    parser.addini("nlp_gate_profile", default="", help="profile of the models file (tiny)")
-    parser.addini(
-        "nlp_gate_mlflow_log",
-        type="bool",
-        default=False,
-        help="write each gate run back to MLflow, as --nlp-mlflow-log",
-    )
+    ),
+    "nlp_gate_models_file": (
+        "string",
+        "",
+        "models file, relative to the rootdir (default: packaged profiles)",
+    ),
+    "nlp_gate_profile": ("string", "", "profile of the models file (tiny)"),
+    "nlp_gate_mlflow_log": (
+        "bool",
+        False,
+        "write each gate run back to MLflow, as --nlp-mlflow-log",
+    ),
+}
 
 
-def add_markers(config: pytest.Config) -> None:
-    """Each kind's markers, so ``--strict-markers`` and ``pytest --markers`` know them."""
-    for kind in KINDS:
-        for name, doc in kind.markers.items():
-            config.addinivalue_line("markers", f"{name}: {doc}")
+def ini(config: pytest.Config, name: str) -> Any:
+    """The value of one of ``INI_KEYS``, its default where the configuration does not set it."""
+    value = config.getini(name)
+    return INI_KEYS[name][1] if value is None else value
 
 
 def _shard(text: str) -> Shard:
@@ -204,7 +218,7 @@ def options_from(config: pytest.Config) -> Options:
     opt, root = config.option, config.rootpath
 
     def ini_path(name: str) -> Path | None:
-        value = config.getini(name)
+        value = ini(config, name)
         return root / value if value else None
 
     cache = cache_dir(root)
@@ -213,7 +227,7 @@ def options_from(config: pytest.Config) -> Options:
     )
     return Options(
         rootdir=root,
-        profile=opt.nlp_profile or config.getini("nlp_gate_profile") or DEFAULT_PROFILE,
+        profile=opt.nlp_profile or ini(config, "nlp_gate_profile") or DEFAULT_PROFILE,
         models_file=opt.nlp_models_file or ini_path("nlp_gate_models_file"),
         thresholds=opt.nlp_thresholds or root / "thresholds.yaml",
         sample=opt.nlp_sample,
@@ -232,7 +246,7 @@ def options_from(config: pytest.Config) -> Options:
         zoo_dir=zoo_dir(root),
         data_dir=opt.nlp_data_dir,
         owns_whole_models=owns_whole_models(config),
-        release_suites=bool(config.getini("nlp_gate_release_suites")),
+        release_suites=bool(ini(config, "nlp_gate_release_suites")),
         shard=opt.nlp_shard,
         cli_models=tuple(opt.nlp_model),
         mlflow_log=_mlflow_log(config),
@@ -243,7 +257,7 @@ def _mlflow_log(config: pytest.Config) -> MlflowLog | None:
     """``--nlp-mlflow-log`` (or its ini key) with its tracking URI; an empty URI when none
     is given, which start-up refuses (``report.mlflow_log.refusal``)."""
     opt = config.option
-    if not (opt.nlp_mlflow_log or config.getini("nlp_gate_mlflow_log")):
+    if not (opt.nlp_mlflow_log or ini(config, "nlp_gate_mlflow_log")):
         return None
     uri = opt.nlp_mlflow_tracking_uri or os.environ.get("MLFLOW_TRACKING_URI", "")
     return MlflowLog(uri, opt.nlp_mlflow_experiment)

@@ -29,13 +29,13 @@ def conclude(verdict: Verdict | None, name: str | None = None) -> None:
     pytest.fail(f"{name}: {verdict.message}" if name else verdict.message, pytrace=False)
 
 
-def prepare(request: pytest.FixtureRequest) -> None:
+def prepare(item: pytest.Item) -> None:
     """Stop, in its setup, an item whose kind says it cannot run here (e.g. an attack recipe
-    whose resource is missing): a named skip, or an error."""
-    callspec = getattr(request.node, "callspec", None)
+    whose resource is missing): a named skip, or an error.  Any other item: nothing."""
+    callspec = getattr(item, "callspec", None)
     if callspec is None:
         return
-    run = nlp_session(request.config)
+    run = nlp_session(item.config)
     for kind in run.kinds.values():
         case = callspec.params.get(kind.argname)
         conclude(run.prepare(case) if case is not None else None)

@@ -1,9 +1,10 @@
 """Which items a run collects and keeps, and which runs are behavioral at all.
 
-A run is *behavioral* when its paths reach this repository's ``testpaths`` or the packaged
-suites (``nlp_gate/released``, ``nlp_gate/native_tests``): only such a run is validated at
-start-up, expects items to gate, and writes the reports.  The project's own tests (and any
-other run) go untouched.  Here too: parametrizing each kind's test functions, walking down to
+A run that asked for nlp-gate (``opt_in``) is *behavioral* when its paths reach the
+repository's behavioral paths (ini ``nlp_gate_paths``) or the packaged suites
+(``nlp_gate/released``, ``nlp_gate/native_tests``): only such a run is validated at start-up,
+expects items to gate, and writes the reports.  The project's own tests (and any other run)
+go untouched.  Here too: parametrizing each kind's test functions, walking down to
 the packaged suites wherever the package is installed, the refusal of a gate run that
 selected nothing to gate, and ``--nlp-shard``'s split of what is left.
 """
@@ -20,8 +21,9 @@ import pytest
 
 from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
-from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case
+from nlp_gate.pytest_plugin import marks
+from nlp_gate.pytest_plugin.options import ini
 from nlp_gate.pytest_plugin.stash import nlp_session
 from nlp_gate.run_state import RunState
 from nlp_gate.shard import split
@@ -38,7 +40,7 @@ class PackagedSuite:
     module: str  # what ``--pyargs`` names them by
 
     def on(self, config: pytest.Config) -> bool:
-        return bool(config.getini(self.ini))
+        return bool(ini(config, self.ini))
 
     def named(self, config: pytest.Config) -> bool:
         """Whether this run's arguments lie inside the suite (its folder, a module of it)."""
@@ -55,8 +57,9 @@ RELEASED_ITEMS, NATIVE_ITEMS = RELEASED.folder, NATIVE.folder
 
 # -- which runs are behavioral ----------------------------------------------------------------
 def behavioral_paths(config: pytest.Config) -> list[Path]:
-    """Where this repository's gated items live: its ``testpaths`` (and the packaged suites)."""
-    paths = [config.rootpath / p for p in config.getini("testpaths")]
+    """Where this repository's gated items live: ini ``nlp_gate_paths`` (and the packaged
+    suites).  Not pytest's ``testpaths``: those are the team's own tests as much as ours."""
+    paths: list[Path] = ini(config, "nlp_gate_paths")
     # A packaged suite is behavioral when the ini turns it on, and in a run that names it
     # (its path, or --pyargs nlp_gate.released / nlp_gate.native_tests) whatever the ini says.
     packaged = [s.folder for s in PACKAGED_SUITES if s.on(config) or s.named(config)]
@@ -103,7 +106,7 @@ def runs_only_behavioral_suite(config: pytest.Config) -> bool:
 
 def expects_gated_items(config: pytest.Config) -> bool:
     """Whether this run is meant to gate a model: it names one (``--nlp-model``) or collects
-    from a behavioral path (the testpaths, the packaged items when on or named)."""
+    from a behavioral path (``nlp_gate_paths``, the packaged items when on or named)."""
     return bool(config.option.nlp_model) or runs_behavioral_suite(config)
 
 
@@ -131,10 +134,10 @@ def requested_argnames(config: pytest.Config, argnames: set[str]) -> set[str]:
 # -- collecting the packaged suites -----------------------------------------------------------
 def add_packaged_suites(config: pytest.Config) -> None:
     """A run of the repository's suite also collects the packaged suites its ini turns on: a
-    run of the default paths, or one whose arguments hold a whole testpath (``pytest
-    tests_behavioral``, the main job's command; or the rootdir when no testpaths are set).  A
-    run that names a file or a folder inside a testpath runs what it names (``--pyargs
-    nlp_gate.native_tests`` too)."""
+    run of the default paths, or one whose arguments hold a whole behavioral path (``pytest
+    tests_behavioral``, the main job's command; or the rootdir when ``nlp_gate_paths`` is not
+    set).  A run that names anything else runs what it names (``pytest tests``, a file inside
+    a behavioral path, ``--pyargs nlp_gate.native_tests``)."""
     if not _runs_whole_suite(config):
         return
     for suite in PACKAGED_SUITES:
@@ -145,8 +148,9 @@ def add_packaged_suites(config: pytest.Config) -> None:
 def _runs_whole_suite(config: pytest.Config) -> bool:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         return True
-    roots = [(config.rootpath / p).resolve() for p in config.getini("testpaths")]
-    return any(within(root, p) for p in run_paths(config) for root in roots or [config.rootpath])
+    # Not the testpaths: a team's ``pytest tests`` names its own tests only.
+    roots = [p.resolve() for p in ini(config, "nlp_gate_paths")] or [config.rootpath]
+    return any(within(root, p) for p in run_paths(config) for root in roots)
 
 
 def enter_packaged(
@@ -190,7 +194,8 @@ def _named_packaged_folders(config: pytest.Config) -> list[Path]:
 
 # -- items ------------------------------------------------------------------------------------
 def parametrize(metafunc: pytest.Metafunc) -> None:
-    """Each kind's cases as the parameters of the test functions that ask for its argument."""
+    """Each kind's cases as the parameters of the test functions that ask for its argument,
+    their marks spelled for this run (``marks.spelled``)."""
     for kind in nlp_session(metafunc.config).kinds.values():
         if kind.argname in metafunc.fixturenames:
             try:
@@ -204,7 +209,7 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
                 problems = nlp_session(metafunc.config).collection_problems
                 problems += [str(exc)] if str(exc) not in problems else []
                 params = []
-            metafunc.parametrize(kind.argname, params)
+            metafunc.parametrize(kind.argname, marks.spelled(metafunc.config, params))
 
 
 def case_of(run: RunState, item: pytest.Item) -> Case | None:
@@ -302,11 +307,12 @@ def no_gated_items_message(config: pytest.Config, selected: int) -> str:
     # pytest's mark expression: identifiers, and/or/not, parentheses, keyword arguments
     names = re.findall(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+", re.sub(r"(?<=\w)\([^)]*\)", "", markexpr))
     unknown = sorted(set(names) - known - {"and", "or", "not"})
-    gate_markers = sorted({name for kind in KINDS for name in kind.markers})
+    gate_markers = marks.names(config)
     if unknown:
         return (
             f"-m {markexpr!r} names no known marker: {', '.join(unknown)}; nlp-gate's "
-            f"markers are {', '.join(gate_markers)} (pytest --markers lists every one)"
+            f"markers are {', '.join(gate_markers)} (each also as nlp_<name>; pytest --markers "
+            "lists every one)"
         )
     paths = ", ".join(str(p) for p in run_paths(config))
     return (

@@ -19,5 +19,11 @@ PYTEST_SESSION_KEY = pytest.StashKey[pytest.Session]()
 
 
 def nlp_session(config: pytest.Config) -> RunState:
-    """The run's ``RunState``, built at ``pytest_configure``."""
-    return config.stash[RUN_STATE_KEY]
+    """The run's ``RunState``, built at ``pytest_configure`` of a run that asked for nlp-gate."""
+    state = config.stash.get(RUN_STATE_KEY, None)
+    if state is None:  # a test of a run that did not ask asks for nlp_check / nlp_session
+        raise pytest.UsageError(
+            "nlp-gate is off in this run: set nlp_gate_paths (or another nlp_gate_* ini key) "
+            "in the repository's pytest configuration, or give an --nlp-* option"
+        )
+    return state

@@ -20,6 +20,7 @@ import pytest
 
 from nlp_gate.pytest_plugin import xdist_groups
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
+from nlp_gate.pytest_plugin.opt_in import WORKERINPUT_KEY
 from nlp_gate.pytest_plugin.selection import (
     REFUSAL_FILE_KEY,
     expects_gated_items,
@@ -35,7 +36,8 @@ WIRE_KEY = "nlp_gate_records"
 
 
 def register_controller(config: pytest.Config) -> None:
-    """On the controller of an xdist run (xdist installed and not disabled)."""
+    """On the controller of an xdist run (xdist installed and not disabled) that asked for
+    nlp-gate: it tells its workers so (``opt_in``)."""
     if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistController(config), "nlp-gate-xdist")
 
@@ -94,6 +96,7 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on its controller
     def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[WORKERINPUT_KEY] = True  # this run asked for nlp-gate (opt_in)
         xdist_groups.give_groups_file(self.config, node)
         if self.refusals is None:  # where workers leave a refusal of their selection
             self.refusals = Path(tempfile.mkdtemp(prefix="nlp-gate-refusals-"))
