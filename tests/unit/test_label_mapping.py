@@ -32,7 +32,7 @@ def test_generic_labels_are_mapped_by_the_models_file(tmp_path: Path) -> None:
     loads under either order of the models file's ``labels``, and that order alone decides
     which output a prediction reads as which class."""
     check_classifier("m", SPEC, CLASSIFIER, missing_keys=[])  # no refusal: nothing to contradict
-    # The embedded zoo's sst2/bert (a few hundred kB), its output names made generic.
+    # The embedded zoo's sst2/bert (under 1 MB), its output names made generic.
     checkpoint = tmp_path / "generic"
     shutil.copytree(embedded.WEIGHTS / "zoo" / "sst2" / "bert", checkpoint)
     config = json.loads((checkpoint / "config.json").read_text())
