@@ -12,7 +12,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,7 +91,6 @@ def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
     assert "run interrupted: only the items that finished are recorded" in out
     assert (tmp_path / "interrupted" / "tables").is_dir()  # reports for what finished
 
-    start = time.perf_counter()
     full = subprocess.run(
         _command(tmp_path, "next", workers),
         cwd=tmp_path,
@@ -104,6 +102,7 @@ def test_interrupted_run_keeps_finished_items_and_the_next_run_completes_them(
     after = json.loads((tmp_path / "next" / "results.json").read_text())
     assert after["interrupted"] is False and len(after["records"]) > len(kept)
     assert all(kept[_key(r)] == r for r in after["records"] if _key(r) in kept)
+    # Every item the interrupted run recorded is answered from its stored outcome, not run
+    # again (items that finished after the signal, unrecorded, may add to the count).
     reused = re.search(r"(\d+) stored outcomes reused", full.stdout)
-    assert reused and int(reused.group(1)) >= 1, full.stdout[-2000:]
-    assert time.perf_counter() - start < 900
+    assert reused and int(reused.group(1)) >= len(kept), full.stdout[-2000:]

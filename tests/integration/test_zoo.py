@@ -4,7 +4,8 @@ Building the real zoo takes minutes, so these tests build reduced zoos into
 temporary directories: a one-dataset zoo with a shortened recipe for the
 model checks, and a "micro" recipe (a handful of updates) for the caching,
 locking and determinism checks, which only care about the machinery.  The
-full default zoo is checked only if it is already built and current.
+embedded zoo (the shipped weights, put in place in well under a second) is
+measured against its accuracy floor.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from nlp_gate.zoo import (
     ensure_zoo,
     generate,
     heldout_path,
-    is_current,
     model_dir,
     read_card,
     read_jsonl,
@@ -208,17 +208,32 @@ def test_pair_models_start_from_pretrained_base(tmp_path: Path) -> None:
     assert set(encoded["token_type_ids"]) == {0, 1}  # real sentence-pair encoding
 
 
-def test_cached_default_zoo_meets_accuracy_floor() -> None:
-    """Checks the real zoo when a previous run built it (never builds it here)."""
-    root = default_zoo_root()
-    if not is_current(root):
-        pytest.skip(f"default zoo not built/current at {root}; run `python -m nlp_gate.zoo build`")
-    card = read_card(root)
+# The embedded zoo's floor: every model right on at least 85% of its held-out set.
+ACCURACY_FLOOR = 0.85
+
+
+def test_embedded_zoo_meets_accuracy_floor(zoo: Path) -> None:
+    """The zoo a run reads (the ``zoo`` fixture puts the shipped files in place, in well under
+    a second): all twelve models, each measured again on its held-out set (~4 s in all), at
+    or above the floor and within 5 of 1,000 examples of what its card records (another CPU's
+    kernels may round a borderline example the other way, issue 49)."""
+    card = read_card(zoo)
     assert card is not None
     assert {(m.dataset, m.family) for m in card.models} == {
         (d, f) for d in ALL_DATASETS for f in FAMILIES
     }
-    low = {(m.dataset, m.family): m.accuracy for m in card.models if m.accuracy < 0.85}
+    measured = {}
+    for m in card.models:
+        path = model_dir(m.dataset, m.family, zoo)
+        model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        heldout = read_jsonl(heldout_path(zoo, m.dataset))
+        with deterministic_torch(DEFAULT_RECIPE.num_threads):
+            measured[m.dataset, m.family] = accuracy(
+                model, tokenizer, heldout, DEFAULT_RECIPE.max_length, DEFAULT_RECIPE.eval_batch_size
+            )
+        assert measured[m.dataset, m.family] == pytest.approx(m.accuracy, abs=0.005), m
+    low = {key: value for key, value in measured.items() if value < ACCURACY_FLOOR}
     assert not low
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +14,11 @@ from hypothesis import strategies as st
 
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
+from nlp_gate.engine.loading import load_classifier
+from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds.checklist import run as checklist_run
 from nlp_gate.kinds.checklist.run import NEUTRAL_MARGIN, binary_to_three_class
+from nlp_gate.zoo import embedded
 
 SPEC = load_profile("paper").get("sst2", "bert")
 CLASSIFIER = {
@@ -21,8 +27,29 @@ CLASSIFIER = {
 }
 
 
-def test_generic_labels_are_mapped_by_the_models_file() -> None:
-    check_classifier("m", SPEC, CLASSIFIER, missing_keys=[])
+def test_generic_labels_are_mapped_by_the_models_file(tmp_path: Path) -> None:
+    """A checkpoint whose outputs are LABEL_0 / LABEL_1 says nothing about which is which: it
+    loads under either order of the models file's ``labels``, and that order alone decides
+    which output a prediction reads as which class."""
+    check_classifier("m", SPEC, CLASSIFIER, missing_keys=[])  # no refusal: nothing to contradict
+    # The embedded zoo's sst2/bert (under 1 MB), its output names made generic.
+    checkpoint = tmp_path / "generic"
+    shutil.copytree(embedded.WEIGHTS / "zoo" / "sst2" / "bert", checkpoint)
+    config = json.loads((checkpoint / "config.json").read_text())
+    config["id2label"] = {"0": "LABEL_0", "1": "LABEL_1"}
+    config["label2id"] = {"LABEL_0": 0, "LABEL_1": 1}
+    (checkpoint / "config.json").write_text(json.dumps(config))
+    texts = ["a great , wonderful film", "an awful , boring film"]
+
+    def probabilities(labels: tuple[str, str]) -> np.ndarray:
+        spec = dataclasses.replace(SPEC, source=str(checkpoint), revision=None, labels=labels)
+        classifier = load_classifier(spec, str(checkpoint), LoadOptions(device="cpu"))
+        return classifier.predict_proba(texts)  # columns in task order: negative, positive
+
+    as_trained = probabilities(("negative", "positive"))
+    assert as_trained.argmax(axis=1).tolist() == [1, 0]  # the model tells the two apart
+    swapped = probabilities(("positive", "negative"))
+    np.testing.assert_allclose(swapped, as_trained[:, ::-1], atol=1e-6)
 
 
 def test_fill_mask_checkpoint_is_refused() -> None:

@@ -217,12 +217,23 @@ def test_interactive_output_shows_concurrent_stages_on_one_line(clock: Clock) ->
     )
 
 
-def test_quiet_writes_nothing(clock: Clock) -> None:
-    reporter = Reporter(clock)
-    with Stage("zoo: sst2/bert: fine-tuning", 3, "steps", reporter=reporter) as s:
-        clock.advance(30.0)
-        s.advance(3)
-    assert s.elapsed == 30.0  # still timed: what the stage cost is the caller's to report
+def test_quiet_writes_nothing(clock: Clock, capfd: pytest.CaptureFixture[str]) -> None:
+    """The reporter ``quiet()`` installs (the next test) writes nothing to either stream, not
+    even the heartbeats of a long stage, which stderr's reporter writes."""
+
+    def fine_tune(reporter: Reporter) -> Stage:
+        with Stage("zoo: sst2/bert: fine-tuning", 3, "steps", reporter=reporter) as s:
+            for _ in range(3):
+                clock.advance(HEARTBEAT_S)
+                reporter.tick()
+                s.advance(1)
+        return s
+
+    fine_tune(TextReporter(StreamSink(), clock=clock))
+    assert capfd.readouterr().err.count("zoo: sst2/bert: fine-tuning") >= 3  # seen when written
+    quiet = fine_tune(Reporter(clock))
+    assert capfd.readouterr() == ("", "")
+    assert quiet.elapsed == 3 * HEARTBEAT_S  # still timed: its cost is the caller's to report
 
 
 def test_the_quiet_switch_and_using_set_the_process_reporter() -> None:
