@@ -129,6 +129,21 @@ if [ "$(cat "$project_stamp" 2>/dev/null)" != "$project" ]; then
   fi
   echo "$project" > "$project_stamp"
 fi
+# pytest 9.2, beside the lock's pytest in a folder of its own (no dependencies: the
+# environment's serve), for tests/integration/test_loadgroup.py, which runs the plugin under it
+# (pytest-xdist#1386): installed here, where the lock is fetched, so that no test needs the
+# network.  Where it cannot be had, setup goes on (the gate does not need it) and that test
+# fails, saying so.
+PYTEST_NEXT=9.2.0
+if [ ! -d "$VENV/pytest-next/pytest-$PYTEST_NEXT.dist-info" ]; then
+  uptodate=0
+  echo "setup: installing pytest $PYTEST_NEXT into $VENV/pytest-next (for test_loadgroup.py)"
+  rm -rf "$VENV/pytest-next"
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps \
+      --target "$VENV/pytest-next" "pytest==$PYTEST_NEXT" \
+    || echo "setup: pytest $PYTEST_NEXT could not be installed (see above);" \
+            "tests/integration/test_loadgroup.py's pytest $PYTEST_NEXT leg will fail"
+fi
 if [ "$uptodate" = 1 ]; then
   echo "setup: $VENV is up to date (Python $ver)"
 fi

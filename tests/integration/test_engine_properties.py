@@ -46,10 +46,7 @@ TESTS = [
 def suites() -> dict[str, Any]:
     dirs = checklist_release.default_search_dirs(REPO)
     loaded = {}
-    for name in MODELS:
-        spec = checklist_release.RELEASE_SUITES[name]
-        if not any((d / spec.filename).is_file() for d in dirs):
-            pytest.skip(f"{spec.filename} not in {[str(d) for d in dirs]}")
+    for name in MODELS:  # an absent suite fails, saying where it looked (../shared first)
         loaded[name] = checklist_release.load_suite(name, checklist_release.locate(name, dirs))
     return loaded
 

@@ -7,8 +7,9 @@ pytest 9.2 ignores the node-id suffix through which pytest-xdist 3.8 groups item
 a model's items spread over both workers, each of which then loads the model and predicts
 all of its inputs.  Each run is a user's repository (``fixtures/function_repo.py``) with two
 function models and three native tests, once under this environment's pytest and once under
-pytest 9.2.0, installed once per session into a folder of its own that comes first on
-``PYTHONPATH``.  The worker of each item is read from ``-v`` (``[gw0] ... PASSED <id>``).
+pytest 9.2, which scripts/setup.sh installs into a folder of its own (``.venv/pytest-next``)
+that comes first on ``PYTHONPATH``.  The worker of each item is read from ``-v``
+(``[gw0] ... PASSED <id>``).
 """
 
 from __future__ import annotations
@@ -19,13 +20,16 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
+from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
 
 from fixtures.function_repo import WORD_FUNCTION, function_repo
 
-PYTEST_92 = "9.2.0"
+PYTEST_92 = "9.2"
+# Where scripts/setup.sh installs it (PYTEST_NEXT there), beside the environment's own pytest.
+PYTEST_NEXT = Path(sys.prefix) / "pytest-next"
 MODELS = ("predict", "predict_too")
 
 THREE_TESTS = """
@@ -60,29 +64,20 @@ _RAN = re.compile(r"^\[(gw\d+)\] \[\s*\d+%\] \w+ (\S+)")
 
 
 @pytest.fixture(scope="session")
-def pytest_92(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pytest 9.2.0 alone (no dependencies: this environment's pluggy and others serve)."""
-    target = tmp_path_factory.mktemp("pytest-9.2")
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-q",
-            "--target",
-            str(target),
-            f"pytest=={PYTEST_92}",
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=600,
+def pytest_92() -> tuple[Path, str]:
+    """The folder holding pytest 9.2 alone (no dependencies: this environment's pluggy and
+    others serve), and its version: scripts/setup.sh installs it there, so no test needs
+    the network."""
+    found = [
+        dist.version
+        for dist in distributions(path=[str(PYTEST_NEXT)])
+        if dist.metadata["Name"] == "pytest"
+    ]
+    assert len(found) == 1 and found[0].startswith(f"{PYTEST_92}."), (
+        f"pytest {PYTEST_92} is not in {PYTEST_NEXT} (found {found}): `bash scripts/setup.sh` "
+        "installs it there, and says why when it cannot"
     )
-    if install.returncode != 0:
-        pytest.skip(f"pytest {PYTEST_92} could not be installed: {install.stderr[-500:]}")
-    return target
+    return PYTEST_NEXT, found[0]
 
 
 def _workers(out: str) -> dict[str, set[str]]:
@@ -137,12 +132,13 @@ def test_each_models_items_run_on_one_worker(
     tmp_path: Path, version: str, request: pytest.FixtureRequest
 ) -> None:
     repo = function_repo(tmp_path, WORD_FUNCTION + SECOND_FUNCTION, {"test_three.py": THREE_TESTS})
-    run = _run(repo, request.getfixturevalue("pytest_92") if version == PYTEST_92 else None)
+    folder, exact = request.getfixturevalue("pytest_92") if version == PYTEST_92 else (None, "")
+    run = _run(repo, folder)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-3000:]
     if version == PYTEST_92:
         # The condition of pytest-xdist#1386: xdist's group suffix is absent from the ids.
-        assert f"pytest-{PYTEST_92}" in out, out[:1000]
+        assert f"pytest-{exact}" in out, out[:1000]
         assert "]@" not in out, out[-3000:]
     workers = _workers(run.stdout)
     assert set(workers) == set(MODELS), out[-3000:]
