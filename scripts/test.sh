@@ -7,4 +7,9 @@ bash scripts/setup.sh
 # masked LM); without them those items skip and the tests that expect them fail.  Once per
 # clone (a no-op after); it never fails this job.
 bash scripts/provision_attacks.sh
+# The MLflow tracking server that the write-back tests start over HTTP
+# (tests/integration/test_option_mlflow_log.py): the full mlflow, in .venv-mlflow (once per
+# clone, ~70 s; a no-op after).  Without it those tests skip, naming the script.
+bash scripts/mlflow_server_venv.sh > /tmp/nlp-gate-mlflow-venv.log 2>&1 \
+  || echo "test: .venv-mlflow not made (see /tmp/nlp-gate-mlflow-venv.log); the MLflow server tests will skip"
 exec .venv/bin/python -m pytest tests -n 2 -p no:cacheprovider "$@"
