@@ -19,9 +19,8 @@ from fixtures.function_repo import (
     function_repo,
     run_repo,
 )
-from fixtures.gate_run import REPO
+from fixtures.gate_run import SHARED_SUITES
 
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 # The extras' libraries; spaCy too: CheckList's notebook viewer imports it, and its thinc
 # imports torch whenever torch is installed (nlp_gate/checklist_viewer.py).
 EXTRAS_LIBRARIES = {"torch", "transformers", "textattack", "datasets", "flair", "spacy", "mlflow"}

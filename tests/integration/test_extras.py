@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.gate_run import REPO
+from fixtures.gate_run import REPO, SHARED_SUITES
 from fixtures.user_repo import LABELS, write_gates, write_models
 
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 LEXICON = {"predict": "lexicon_model:predict_proba", "fingerprint": "lexicon-1", "labels": LABELS}
 
 BLOCKER = """

@@ -14,9 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fixtures.gate_run import REPO
-
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
+from fixtures.gate_run import SHARED_SUITES
 
 # torch is imported in a subprocess, as tests/integration/test_option_models_file.py does.
 SAVE_HOSTILE = """

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.gate_run import REPO
-
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
+from fixtures.gate_run import SHARED_SUITES
 
 
 def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:

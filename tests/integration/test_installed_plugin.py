@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fixtures.gate_run import REPO
+from fixtures.gate_run import SHARED_SUITES
 from fixtures.user_repo import write_gates, write_models
-
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 
 
 def _pytest(

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.gate_run import REPO
+from fixtures.gate_run import SHARED_SUITES
 from fixtures.user_repo import PACKAGE, package_environment
 
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
 pytestmark = pytest.mark.slow  # pytest runs in subprocesses
 FAIRNESS_ITEMS = "4 passed"  # CheckList's 4 sentiment Fairness tests x the one model
 

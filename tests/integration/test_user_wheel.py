@@ -26,9 +26,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.gate_run import REPO
-
-SHARED_SUITES = REPO.parent / "shared" / "reference" / "checklist-release"
+from fixtures.gate_run import REPO, SHARED_SUITES
 
 # A user's classifier: smoothed counts of cue words, negation swaps the counts.  Deliberately
 # unlike fixtures/lexicon_model.py (a logistic squash of a signed score).
