@@ -15,6 +15,7 @@ import pytest
 
 from fixtures.gate_run import REPO
 from fixtures.user_repo import user_repo
+from nlp_gate.packaged import modules
 from nlp_gate.pytest_plugin.plugin import RELEASED_ITEMS
 
 LONG = "the food was great . " * 400  # 2,000 words: far over the zoo's 64 positions
@@ -95,7 +96,8 @@ def test_an_attack_over_empty_and_very_long_examples_runs_and_counts_the_cut(
     results = tmp_path / "reports" / "results.json"
     run = _run(
         REPO,
-        f"{RELEASED_ITEMS / 'test_released.py'}::test_attack",
+        # The packaged module's file: tests_behavioral/'s in a checkout.
+        f"{modules(RELEASED_ITEMS)[0]}::test_attack",
         "--rootdir",
         str(REPO),
         "-c",

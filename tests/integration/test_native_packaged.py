@@ -38,10 +38,11 @@ def _packaged_test_names() -> set[str]:
     """The names of every packaged native test (81), as results.json's ``test`` has them."""
     import importlib
 
+    from nlp_gate.packaged import modules
     from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 
     names = set()
-    for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
+    for path in (m for m in modules(NATIVE_ITEMS) if m.name.startswith("test_")):
         module = importlib.import_module(f"nlp_gate.native_tests.{path.stem}")
         names |= {d.name for f in vars(module).values() if (d := definition_of(f)) is not None}
     return names

@@ -11,7 +11,6 @@ command, it does not put the working directory on ``sys.path``.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.gate_run import SHARED_SUITES
-from fixtures.user_repo import PACKAGE, package_environment
+from fixtures.user_repo import copy_package, package_environment
 
 pytestmark = pytest.mark.slow  # pytest runs in subprocesses
 FAIRNESS_ITEMS = "4 passed"  # CheckList's 4 sentiment Fairness tests x the one model
@@ -54,7 +53,7 @@ def _repo(tmp_path: Path, venv: str) -> tuple[Path, Path]:
         / f"python{sys.version_info.major}.{sys.version_info.minor}"
         / "site-packages"
     )
-    shutil.copytree(PACKAGE, purelib / "nlp_gate", ignore=shutil.ignore_patterns("__pycache__"))
+    copy_package(purelib / "nlp_gate")
     python = folder / "bin" / "python"
     python.parent.mkdir()
     python.write_text(f'#!/bin/sh\nPYTHONPATH={purelib} exec {sys.executable} "$@"\n')

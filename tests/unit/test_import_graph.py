@@ -157,7 +157,7 @@ def test_every_kind_records_into_a_section_the_verdict_counts() -> None:
 
 
 # Where pytest may be imported: its glue, the item kinds (which build pytest's parameters and
-# marks) and the shipped test modules (symbolic links to tests_behavioral/).
+# marks) and the shipped test modules (tests_behavioral/'s, copied into the wheel).
 PYTEST_USERS = (
     "nlp_gate.pytest_plugin",
     "nlp_gate.kinds",

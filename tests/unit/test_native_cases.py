@@ -17,9 +17,10 @@ from nlp_gate.native.cases import read_cases, write_cases
 DIGESTS = """
 import hashlib, importlib, json
 from nlp_gate.native.definition import definition_of
+from nlp_gate.packaged import modules
 from nlp_gate.pytest_plugin.plugin import NATIVE_ITEMS
 out = {}
-for path in sorted(NATIVE_ITEMS.glob("test_*.py")):
+for path in (m for m in modules(NATIVE_ITEMS) if m.name.startswith("test_")):
     module = importlib.import_module(f"nlp_gate.native_tests.{path.stem}")
     for name, function in sorted(vars(module).items()):
         definition = definition_of(function)

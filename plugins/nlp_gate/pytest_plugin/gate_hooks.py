@@ -9,7 +9,7 @@ keep, ``validation`` refuses a bad configuration before any item runs, ``outcome
 place a verdict passes, skips or fails an item, ``item_status`` gives it its status for JUnit
 XML and the terminal (``RECORDED``), ``xdist_handoff`` carries records from the workers,
 ``xdist_groups`` keeps each model's items on one worker, ``interrupt`` handles stop signals,
-``run_end`` writes the reports.
+``run_end`` writes the reports, ``checkout_suites`` collects the packaged suites in a checkout.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 
 from nlp_gate.config import ConfigurationError
 from nlp_gate.pytest_plugin import (
+    checkout_suites,
     item_status,
     outcome,
     run_end,
@@ -64,6 +65,16 @@ def pytest_ignore_collect(
     collection_path: Path, config: pytest.Config
 ) -> Generator[None, bool | None, bool | None]:
     return selection.enter_packaged(collection_path, config, (yield))
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    return checkout_suites.suite_folder(path, parent)
+
+
+def pytest_pycollect_makemodule(
+    module_path: Path, parent: pytest.Collector
+) -> pytest.Module | None:
+    return checkout_suites.suite_module(module_path, parent)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -22,6 +22,7 @@ import pytest
 from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds.base import Case
+from nlp_gate.packaged import modules
 from nlp_gate.pytest_plugin import marks
 from nlp_gate.pytest_plugin.options import ini
 from nlp_gate.pytest_plugin.stash import nlp_session
@@ -121,14 +122,22 @@ def requested_argnames(config: pytest.Config, argnames: set[str]) -> set[str]:
             if within(path, folder) and path.is_file():
                 files = [path]
             elif within(folder, path) or within(path, folder):
-                top = path if within(path, folder) else folder
-                files = [*top.rglob("test_*.py"), *top.rglob("*_test.py")]
+                files = _test_modules(path if within(path, folder) else folder)
             else:
                 continue
             for file in files:
                 text = file.read_text(errors="replace")
                 found |= {name for name in argnames - found if name in text}
     return found
+
+
+def _test_modules(top: Path) -> list[Path]:
+    """The test modules under ``top``: a packaged suite's, wherever they lie (in a checkout
+    not in its folder: ``nlp_gate/packaged.py``), else the files pytest's default patterns
+    name."""
+    if any(top == s.folder for s in PACKAGED_SUITES):
+        return [m for m in modules(top) if m.name.startswith("test_")]
+    return [*top.rglob("test_*.py"), *top.rglob("*_test.py")]
 
 
 # -- collecting the packaged suites -----------------------------------------------------------

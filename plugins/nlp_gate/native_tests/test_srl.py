@@ -1,1 +1,0 @@
-../../../tests_behavioral/test_srl.py
