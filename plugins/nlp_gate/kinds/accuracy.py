@@ -27,6 +27,7 @@ from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
+from nlp_gate.kinds.accuracy_report import REPORT
 from nlp_gate.records import ACCURACY
 from nlp_gate.stats import wilson_interval
 
@@ -125,6 +126,7 @@ class AccuracyKind(ItemKind[AccuracyCase]):
     argname = "accuracy_case"
     section = "accuracy"
     records = ACCURACY.key
+    report = REPORT
     case_type = AccuracyCase
     markers = {"accuracy": "Table 1 accuracy item (one per model)"}
 

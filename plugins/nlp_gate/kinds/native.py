@@ -28,6 +28,7 @@ from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, On
 from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
 from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, universe
 from nlp_gate.kinds.context import KindContext
+from nlp_gate.kinds.checklist.report import REPORT
 from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
 from nlp_gate.native.search import SearchSpace
@@ -65,6 +66,7 @@ class NativeKind(ChecklistTestKind[NativeCase]):
     argname = "native_case"
     section = "checklist"
     records = CHECKLIST.key
+    report = REPORT
     case_type = NativeCase
     markers = {
         "native": "a native behavioral test item (nlp_gate.native.behavioral_test)",

@@ -40,6 +40,7 @@ from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import run_test
 from nlp_gate.kinds.context import CheckListTests, KindContext
+from nlp_gate.kinds.search_report import REPORT
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search import Candidate, SearchSpace, SearchSpaceError, search
 from nlp_gate.records import SEARCHES, ModelRecordHead, model_head
@@ -96,6 +97,7 @@ class SearchKind(ItemKind[SearchCase]):
     argname = "search_case"  # asked for by no function: the native test functions carry it
     section = "search"  # none needed: a counterexample fails the item; kept empty
     records = SEARCHES.key
+    report = REPORT
     case_type = SearchCase
     markers = {
         "search": "a counterexample search of a native test's declared space "

@@ -31,6 +31,7 @@ from nlp_gate.kinds.attacks.run import (
 )
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.context import KindContext
+from nlp_gate.kinds.attacks.report import REPORT
 from nlp_gate.records import ATTACKS
 
 DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models
@@ -52,6 +53,7 @@ class AttackKind(ItemKind[AttackCase]):
     argname = "attack_case"
     section = SECTION
     records = ATTACKS.key
+    report = REPORT
     case_type = AttackCase
     markers = {"adversarial": "a TextAttack recipe attacking a model"}
 

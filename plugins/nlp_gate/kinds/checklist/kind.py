@@ -27,6 +27,7 @@ from nlp_gate.kinds.checklist.marks import (
 )
 from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
+from nlp_gate.kinds.checklist.report import REPORT
 from nlp_gate.native.search import SearchSpace
 from nlp_gate.records import CHECKLIST
 from nlp_gate.suites import SuiteUnavailable, default_search_dirs
@@ -44,6 +45,7 @@ class ChecklistKind(ChecklistTestKind[ChecklistCase]):
     argname = "checklist_case"
     section = "checklist"
     records = CHECKLIST.key
+    report = REPORT
     case_type = ChecklistCase
     markers = {
         **{m: f"CheckList capability {m}" for m in CAPABILITY_MARKERS},
