@@ -23,11 +23,13 @@ from fixtures.report_data import (
     parse_markdown,
 )
 from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
+from nlp_gate.kinds.checklist.layout import SEED_ROWS
+from nlp_gate.kinds.report_part import NOT_RUN, NOTHING_TESTED, Table
 from nlp_gate.report import write_reports
 from nlp_gate.report.formats.allure import CATEGORIES, environment
-from nlp_gate.kinds.checklist.layout import SEED_ROWS
-from nlp_gate.report.render import to_csv, to_html, to_markdown
-from nlp_gate.kinds.report_part import NOT_RUN, NOTHING_TESTED, Table
+from nlp_gate.report.formats.csv_tables import to_csv
+from nlp_gate.report.formats.html_pages import to_html
+from nlp_gate.report.formats.markdown import to_markdown
 from nlp_gate.report.tables import build_tables
 from nlp_gate.report.verdict import verdict
 from nlp_gate.suites import SUITE_NAMES, default_search_dirs

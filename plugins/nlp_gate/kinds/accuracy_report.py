@@ -18,7 +18,7 @@ from nlp_gate.kinds.report_part import (
     model_columns,
     pct,
 )
-from nlp_gate.records import ACCURACY
+from nlp_gate.records import Section
 
 
 def accuracy_table(records: list[Record], run: Record) -> Table | None:
@@ -58,7 +58,7 @@ def _complement(percent: Any) -> float | None:
 class AccuracyReport(ReportPart):
     """Not "recorded" at a gate of 100: a floor of 100 is the strictest gate."""
 
-    section = ACCURACY
+    section = Section("accuracy", "accuracy")
     verdict_order = 2
     table_order = 0
     missed_note = "*accuracy: fail rate = 100 − accuracy, gate = 100 − min\\_accuracy*"

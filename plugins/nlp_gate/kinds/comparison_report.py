@@ -25,7 +25,7 @@ from nlp_gate.kinds.report_part import (
     one_decimal,
     pct,
 )
-from nlp_gate.records import COMPARISONS
+from nlp_gate.records import Section
 
 
 def _signed(value: float | None) -> str:
@@ -80,7 +80,7 @@ def comparison_table(records: list[Record]) -> Table | None:
 
 
 class ComparisonReport(ReportPart):
-    section = COMPARISONS
+    section = Section("comparisons", "comparison")
     verdict_order = 3
     table_order = 3
     in_missed_table = False  # its losses have a table of their own

@@ -4,13 +4,13 @@ fails when it found a counterexample, and says so in its figures and MLflow metr
 from __future__ import annotations
 
 from nlp_gate.kinds.report_part import Figures, Put, Record, ReportPart
-from nlp_gate.records import SEARCHES
+from nlp_gate.records import Section
 
 
 class SearchReport(ReportPart):
     """Never "recorded": a search has no gate value."""
 
-    section = SEARCHES
+    section = Section("searches", "search")
     verdict_order = 4
 
     def figures(self, record: Record) -> Figures:

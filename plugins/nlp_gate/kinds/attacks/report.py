@@ -23,7 +23,7 @@ from nlp_gate.kinds.report_part import (
     bold_extreme,
     pct,
 )
-from nlp_gate.records import ATTACKS
+from nlp_gate.records import Section
 
 
 def _substitutes(value: Any) -> str:
@@ -113,7 +113,7 @@ def _ran(records: list[Record]) -> int:
 
 
 class AttackReport(ReportPart):
-    section = ATTACKS
+    section = Section("attacks", "attack")
     verdict_order = 1
     table_order = 2
 

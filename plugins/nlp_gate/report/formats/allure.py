@@ -164,8 +164,8 @@ def write_allure_files(
 
 
 class Allure:
-    table_files = ()
-    report_files = ()
+    table_files: tuple[str, ...] = ()
+    report_files: tuple[str, ...] = ()
     elsewhere = True
 
     def write(self, report: ReportInput) -> dict[str, Path]:

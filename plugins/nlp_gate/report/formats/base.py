@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from nlp_gate.kinds.report_part import Table
 from nlp_gate.report.verdict import ReleaseVerdict
@@ -32,10 +32,10 @@ class ReportFormat(Protocol):
 
     # Glob patterns of its files under ``tables/`` (an earlier run's are removed first) and
     # the names of its files in the report folder (removed with an earlier run's reports).
-    table_files: ClassVar[tuple[str, ...]]
-    report_files: ClassVar[tuple[str, ...]]
+    table_files: tuple[str, ...]
+    report_files: tuple[str, ...]
     # Writes outside the report folder (the terminal names it after results.json).
-    elsewhere: ClassVar[bool]
+    elsewhere: bool
 
     def write(self, report: ReportInput) -> dict[str, Path]:
         """Write its files; returns what it wrote, for the terminal (name -> path)."""

@@ -21,8 +21,8 @@ def to_csv(table: Table) -> str:
 
 
 class Csv:
-    table_files = ("*.csv",)
-    report_files = ()
+    table_files: tuple[str, ...] = ("*.csv",)
+    report_files: tuple[str, ...] = ()
     elsewhere = False
 
     def write(self, report: ReportInput) -> dict[str, Path]:

@@ -154,8 +154,8 @@ def img(path: Path, inline: bool) -> str:
 
 
 class Html:
-    table_files = ("*.html",)
-    report_files = ("summary.html",)
+    table_files: tuple[str, ...] = ("*.html",)
+    report_files: tuple[str, ...] = ("summary.html",)
     elsewhere = False
 
     def write(self, report: ReportInput) -> dict[str, Path]:

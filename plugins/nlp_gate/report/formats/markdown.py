@@ -34,8 +34,8 @@ def to_markdown(table: Table) -> str:
 
 
 class Markdown:
-    table_files = ("*.md",)
-    report_files = ()
+    table_files: tuple[str, ...] = ("*.md",)
+    report_files: tuple[str, ...] = ()
     elsewhere = False
 
     def write(self, report: ReportInput) -> dict[str, Path]:
