@@ -11,6 +11,7 @@ hold a kind's name, section, results.json key or what the verdict calls its item
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -119,3 +120,53 @@ def test_every_format_declares_its_files() -> None:
     for writer in FORMATS:
         assert isinstance(writer.table_files, tuple) and isinstance(writer.report_files, tuple)
         assert isinstance(writer.elsewhere, bool)
+
+
+def test_a_new_kind_reaches_every_report_through_its_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A toy kind registered with its part, and no other edit: its table is written in every
+    format, its records counted in the verdict line and its run gate judged."""
+    from nlp_gate.kinds.report_part import Cell, Column, Record, ReportPart, Table
+    from nlp_gate.records import Section
+    from nlp_gate.report import parts, write_reports
+    from nlp_gate.report.verdict import verdict
+
+    class ToyReport(ReportPart):
+        section = Section("toys", "toy")
+        verdict_order = 9
+        table_order = 9
+
+        def tables(self, results: Record) -> list[Table]:
+            rows = [[Cell(r["name"]), Cell(str(r["score"]))] for r in self.records(results)]
+            columns = [Column("name", "Name", stub=True), Column("score", "Score")]
+            return [Table("toys", "Toys", columns, rows, [])] if rows else []
+
+        def run_problems(self, results: Record) -> list[str]:
+            return (
+                ["no toy scored 3"] if all(r["score"] != 3 for r in self.records(results)) else []
+            )
+
+    class ToyKind:
+        records = "toys"
+        report = ToyReport()
+
+    monkeypatch.setattr(parts, "KINDS", (*KINDS, ToyKind))
+    parts.report_parts.cache_clear()
+    try:
+        results = {"schema": 1, "run": {}, "toys": [{"name": "a", "score": 2, "passed": False}]}
+        path = tmp_path / "results.json"
+        path.write_text(json.dumps(results))
+        reports = write_reports(path)
+        assert [t.name for t in reports.tables] == ["toys"]
+        assert {p.name for p in (tmp_path / "tables").iterdir()} == {
+            "toys.md",
+            "toys.csv",
+            "toys.html",
+        }
+        assert "Toys" in (tmp_path / "summary.html").read_text()
+        assert verdict(results).line() == (
+            "release gate FAILED: 1 of 1 toy items over their gate; no toy scored 3"
+        )
+    finally:
+        parts.report_parts.cache_clear()
