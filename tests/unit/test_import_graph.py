@@ -29,16 +29,22 @@ PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "nlp_gate"
 
 # Each kind: the module prefixes that are that kind's own.  The rest of ``nlp_gate.kinds`` is
 # shared by every kind: ``base`` (the interface), ``context`` (what a kind sees of the run),
-# ``checklist.{run,thresholds_section,marks,items}`` (running a CheckList test on a model, for
-# the four kinds that do) and ``nlp_gate.kinds`` itself (the registry, which imports every
+# ``report_part`` (what a kind gives the report), ``checklist.{run,thresholds_section,marks,
+# items}`` (running a CheckList test on a model, for the four kinds that do),
+# ``checklist.{report,layout,plots}`` (the report of the section the checklist and native
+# kinds share) and ``nlp_gate.kinds`` itself (the registry, which imports every
 # kind).
 KIND_MODULES = {
-    "accuracy": ("nlp_gate.kinds.accuracy",),
+    "accuracy": ("nlp_gate.kinds.accuracy", "nlp_gate.kinds.accuracy_report"),
     "attacks": ("nlp_gate.kinds.attacks",),
     "checklist": ("nlp_gate.kinds.checklist.kind",),
-    "comparison": ("nlp_gate.kinds.comparison", "nlp_gate.kinds.comparison_config"),
+    "comparison": (
+        "nlp_gate.kinds.comparison",
+        "nlp_gate.kinds.comparison_config",
+        "nlp_gate.kinds.comparison_report",
+    ),
     "native": ("nlp_gate.kinds.native",),
-    "search": ("nlp_gate.kinds.search",),
+    "search": ("nlp_gate.kinds.search", "nlp_gate.kinds.search_report"),
 }
 
 
@@ -148,12 +154,13 @@ def test_every_kind_is_known_here() -> None:
 
 
 def test_every_kind_records_into_a_section_the_verdict_counts() -> None:
-    """The release verdict counts the sections of ``nlp_gate.records.GATED``: a kind whose
-    records went elsewhere would never fail the gate."""
+    """The release verdict counts the sections of the kinds' report parts: a kind whose
+    records went to another section than its part's would never fail the gate."""
     from nlp_gate.kinds import KINDS
-    from nlp_gate.records import GATED
+    from nlp_gate.report.parts import report_parts
 
-    assert {k.records for k in KINDS} == {s.key for s in GATED}
+    assert all(k.records == k.report.key for k in KINDS)
+    assert {k.records for k in KINDS} == {p.key for p in report_parts()}
 
 
 # Where pytest may be imported: its glue, the item kinds (which build pytest's parameters and

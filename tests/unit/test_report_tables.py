@@ -23,11 +23,14 @@ from fixtures.report_data import (
     parse_markdown,
 )
 from fixtures.report_data import NOT_RUN as NOT_RUN_KEY
+from nlp_gate.kinds.checklist.layout import SEED_ROWS
+from nlp_gate.kinds.report_part import NOT_RUN, NOTHING_TESTED, Table
 from nlp_gate.report import write_reports
-from nlp_gate.report.allure import CATEGORIES, environment
-from nlp_gate.report.layout import SEED_ROWS
-from nlp_gate.report.render import to_csv, to_html, to_markdown
-from nlp_gate.report.tables import NOT_RUN, NOTHING_TESTED, Table, build_tables
+from nlp_gate.report.formats.allure import CATEGORIES, environment
+from nlp_gate.report.formats.csv_tables import to_csv
+from nlp_gate.report.formats.html_pages import to_html
+from nlp_gate.report.formats.markdown import to_markdown
+from nlp_gate.report.tables import build_tables
 from nlp_gate.report.verdict import verdict
 from nlp_gate.suites import SUITE_NAMES, default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog
@@ -299,7 +302,7 @@ def test_a_later_run_without_qqp_leaves_no_stale_table3(tmp_path: Path) -> None:
 def test_unchanged_figures_are_copied_from_the_plot_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nlp_gate.report import plots
+    from nlp_gate.kinds.checklist import plots
 
     results = fabricated_results()
     results_path = tmp_path / "results.json"

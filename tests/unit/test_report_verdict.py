@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.records import recorded, status
 from nlp_gate.report.figures import figures
+from nlp_gate.report.parts import part_for
 from nlp_gate.report.step_summary import ROWS, append_step_summary, step_summary
 from nlp_gate.report.verdict import NO_VERDICT, exit_status, verdict, with_verdict
 
@@ -118,8 +118,9 @@ def test_a_gate_of_100_is_recorded_and_counted_apart() -> None:
     ],
 )
 def test_the_item_status_of_a_record(section: str, record: dict, expected: str | None) -> None:
-    assert status(section, record) == expected
-    assert recorded(section, record) is (expected == "recorded")
+    part = part_for(section)
+    assert part.status(record) == expected
+    assert part.recorded(record) is (expected == "recorded")
 
 
 def test_the_figures_of_each_kind() -> None:

@@ -1,7 +1,7 @@
 """A folder of files used as a bounded, least-recently-used cache that processes share.
 
 The token files of ``engine/batching.Encodings`` and the figures of
-``report/plots`` are kept this way: written atomically (another xdist worker or a
+``kinds/checklist/plots`` are kept this way: written atomically (another xdist worker or a
 concurrent run never reads half a file), marked on use, and pruned to the most recently used.
 """
 

@@ -2,9 +2,10 @@
 
 Each kind implements ``nlp_gate.kinds.base.ItemKind``; the core builds one of each per
 process and wires it to pytest (options, markers, parametrization, verdicts, records).  The
-order is the order of their options, of results.json's sections and (reversed) of their
-terminal summaries.  Adding a kind is one module and one line here (and, when its records
-go to a new results.json section, that section in ``nlp_gate.records``).
+order is the order of their options and (reversed) of their terminal summaries.  Adding a
+kind is one module (or package) and one line here: its ``report`` (a
+``nlp_gate.kinds.report_part.ReportPart``, which names its results.json section) gives the
+report its tables, figures and part of the verdict, and ``nlp_gate.report`` finds it here.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ import pytest
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
+from nlp_gate.kinds.accuracy_report import REPORT
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
-from nlp_gate.records import ACCURACY
 from nlp_gate.stats import wilson_interval
 
 GATE_KEYS = ("min_accuracy", "datasets", "overrides")
@@ -124,7 +124,8 @@ class AccuracyKind(ItemKind[AccuracyCase]):
     name = "accuracy"
     argname = "accuracy_case"
     section = "accuracy"
-    records = ACCURACY.key
+    report = REPORT
+    records = REPORT.key
     case_type = AccuracyCase
     markers = {"accuracy": "Table 1 accuracy item (one per model)"}
 

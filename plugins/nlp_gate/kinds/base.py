@@ -5,7 +5,9 @@ models it names and judges the result against its section of ``thresholds.yaml``
 (``nlp_gate.run_state``) does everything around that for every kind alike: options group,
 markers, parametrization, start-up validation as a usage error, model loading, Allure
 labels, results.json records and their xdist hand-off, failing or skipping the item, the
-terminal summary.  Kinds are registered in one place: ``nlp_gate.kinds.KINDS``.
+terminal summary.  What the report makes of a kind's records (its tables, its part of the
+verdict) is its ``report`` (``nlp_gate.kinds.report_part``).  Kinds are registered in one
+place: ``nlp_gate.kinds.KINDS``.
 
 A kind sees the run through its ``KindContext`` (``nlp_gate.kinds.context``) and other kinds
 only through this interface, by name: the comparison kind pairs the outcomes of whichever
@@ -26,6 +28,7 @@ import pytest
 
 from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.kinds.context import Case, CheckListTests, KindContext
+from nlp_gate.kinds.report_part import ReportPart
 
 if TYPE_CHECKING:
     from nlp_gate.engine.predictor import Classifier
@@ -97,6 +100,9 @@ class ItemKind(ABC, Generic[C]):
     argname: ClassVar[str]  # the parametrized argument of its test functions
     section: ClassVar[str]  # its section of thresholds.yaml
     records: ClassVar[str]  # its key in results.json
+    # Its section's report (tables, figures, verdict part), from results.json alone; kinds
+    # whose records share a section share one.
+    report: ClassVar[ReportPart]
     markers: ClassVar[Mapping[str, str]]  # marker -> help line
     case_type: ClassVar[type]  # the type of its cases
 

@@ -55,8 +55,8 @@ from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
 from nlp_gate.kinds.comparison_config import parse_config
+from nlp_gate.kinds.comparison_report import REPORT
 from nlp_gate.kinds.context import CheckListTests, KindContext
-from nlp_gate.records import COMPARISONS
 from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo
 
@@ -119,7 +119,8 @@ class ComparisonKind(ItemKind[ComparisonCase]):
     name = "comparison"
     argname = "comparison_case"
     section = "comparison"
-    records = COMPARISONS.key
+    report = REPORT
+    records = REPORT.key
     case_type = ComparisonCase
     markers = {"regression": "candidate-vs-baseline comparison item"}
 

@@ -26,12 +26,12 @@ from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import Verdict
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
 from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
+from nlp_gate.kinds.checklist.report import REPORT
 from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
 from nlp_gate.native.search import SearchSpace
-from nlp_gate.records import CHECKLIST
 from nlp_gate.suites import RELEASE_SUITES
 from nlp_gate.suites.catalog import TestInfo
 
@@ -64,7 +64,8 @@ class NativeKind(ChecklistTestKind[NativeCase]):
     name = "native"
     argname = "native_case"
     section = "checklist"
-    records = CHECKLIST.key
+    report = REPORT
+    records = REPORT.key
     case_type = NativeCase
     markers = {
         "native": "a native behavioral test item (nlp_gate.native.behavioral_test)",

@@ -40,9 +40,10 @@ from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import run_test
 from nlp_gate.kinds.context import CheckListTests, KindContext
+from nlp_gate.kinds.search_report import REPORT
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search import Candidate, SearchSpace, SearchSpaceError, search
-from nlp_gate.records import SEARCHES, ModelRecordHead, model_head
+from nlp_gate.records import ModelRecordHead, model_head
 from nlp_gate.suites.catalog import TestInfo
 
 SOURCE = "native"  # the kind whose tests declare search spaces
@@ -95,7 +96,8 @@ class SearchKind(ItemKind[SearchCase]):
     name = "search"
     argname = "search_case"  # asked for by no function: the native test functions carry it
     section = "search"  # none needed: a counterexample fails the item; kept empty
-    records = SEARCHES.key
+    report = REPORT
+    records = REPORT.key
     case_type = SearchCase
     markers = {
         "search": "a counterexample search of a native test's declared space "

@@ -2,7 +2,7 @@
 learnt after (parameters, description, attachments, the tag ``recorded``).
 
 Per item, through ``allure.dynamic``: the run-level Allure files (the release summary,
-environment, categories) are ``report/allure.py``'s, written once at the end.  Without the
+environment, categories) are ``report/formats/allure.py``'s, written once at the end.  Without the
 [allure] extra (allure-pytest) there is nobody to label for: both functions do nothing.
 """
 

@@ -2,9 +2,9 @@
 
 * JUnit XML: every gated item carries ``nlp_gate.*`` properties (``item.user_properties``,
   which travel with its reports from an xdist worker): model, capability, fail rate, gate
-  (``report.figures``) and ``nlp_gate.status``: ``passed``, ``failed`` (over its gate),
-  ``recorded`` (passed a gate of 100: recorded, not gated), ``skipped`` or ``errored`` (ended
-  without a gate verdict).
+  (its kind's ``ReportPart.figures``) and ``nlp_gate.status``: ``passed``, ``failed`` (over
+  its gate), ``recorded`` (passed a gate of 100: recorded, not gated), ``skipped`` or
+  ``errored`` (ended without a gate verdict).
 * The terminal: a recorded item's status word is ``RECORDED`` (letter ``R``, category
   ``recorded``), so pytest's closing line counts them apart ("13 recorded").
 * The verdict: a failed report that is not a gate miss (an errored item, a test that is not
@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from nlp_gate import records
+from nlp_gate.kinds.report_part import ReportPart, number
 from nlp_gate.pytest_plugin.selection import case_of
 from nlp_gate.pytest_plugin.stash import nlp_session
-from nlp_gate.report.figures import figures, number
 
 STATUS = "nlp_gate.status"
 # The failed reports of this run that missed no gate, on the controller (or a run without
@@ -41,22 +40,20 @@ def add_properties(item: pytest.Item, report: pytest.TestReport) -> None:
     case = case_of(run, item)
     if case is None:
         return
-    section = run.kind_of(case).records
-    record = run.results.get(section, case.position)
-    status = records.status(section, record) if record is not None else None
+    part = run.kind_of(case).report
+    record = run.results.get(part.key, case.position)
+    status = part.status(record) if record is not None else None
     if status is None:  # nothing judged: the report says what happened
         status = "skipped" if report.skipped else "errored" if report.failed else "passed"
     properties = (
-        _properties(section, record, status)
-        if record is not None
-        else _case_properties(case, status)
+        _properties(part, record, status) if record is not None else _case_properties(case, status)
     )
     item.user_properties.extend(properties)  # the later phases' reports (JUnit: teardown's)
     report.user_properties.extend(properties)  # this one's, made already
 
 
-def _properties(section: str, record: dict[str, Any], status: str) -> list[tuple[str, str]]:
-    f = figures(section, record)
+def _properties(part: ReportPart, record: dict[str, Any], status: str) -> list[tuple[str, str]]:
+    f = part.figures(record)
     properties = [("nlp_gate.model", f.model), ("nlp_gate.capability", f.capability)]
     if f.fail_rate is not None:
         properties.append(("nlp_gate.fail_rate", number(f.fail_rate)))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate import records
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
@@ -56,7 +55,7 @@ class Check:
             conclude(Verdict(None, f"model refused: {exc}"))
             raise  # not reached: conclude fails the item
         kind = self.session.kind_of(case)
-        label_verdict(verdict, records.status(kind.records, verdict.record or {}))
+        label_verdict(verdict, kind.report.status(verdict.record or {}))
         conclude(verdict, name=case.id)
         return verdict
 

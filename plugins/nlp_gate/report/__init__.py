@@ -1,5 +1,6 @@
-"""Reviewer reports from ``results.json``: the seed's Tables 1-3 and the attack table as
-Markdown / CSV / HTML, plots, the Allure summary entry, and the terminal summary.
+"""Reviewer reports from ``results.json``: each kind's tables and plots (its ``ReportPart``,
+``nlp_gate.report.parts``) written by each report format (``nlp_gate.report.formats``:
+Markdown, CSV, HTML and summary.html, the Allure summary entry), and the terminal summary.
 
 Everything is derived from ``results.json`` (position-sorted records), so the reports of a
 ``-n 0`` and a ``-n 2`` run are identical; ``python -m nlp_gate.report`` rebuilds them.
@@ -7,24 +8,18 @@ Everything is derived from ``results.json`` (position-sorted records), so the re
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.records import GATED, recorded
-from nlp_gate.report.allure import write_allure_files
-from nlp_gate.report.figures import figures, number
-from nlp_gate.report.plots import write_plots
-from nlp_gate.report.render import html_page, to_csv, to_html, to_markdown
-from nlp_gate.report.tables import Table, build_tables
+from nlp_gate.kinds.report_part import Table
+from nlp_gate.report.formats import FORMATS, ReportInput
+from nlp_gate.report.parts import report_parts
+from nlp_gate.report.tables import build_tables
 from nlp_gate.report.terminal import error_lines, summary_lines
 from nlp_gate.report.verdict import ReleaseVerdict, exit_status, verdict, with_verdict
 from nlp_gate.results import write_atomically
-
-ALLURE_HTML = "allure-report/index.html"  # written by scripts/allure_html.sh
 
 
 @dataclass
@@ -35,7 +30,8 @@ class Reports:
     where: dict[str, Path] = field(default_factory=dict)  # what -> path, for the terminal
 
 
-TABLE_FILES = ("*.md", "*.csv", "*.html")
+TABLE_FILES = tuple(pattern for f in FORMATS for pattern in f.table_files)
+REPORT_FILES = tuple(name for f in FORMATS for name in f.report_files)
 PLOT_FILES = ("*.png",)
 
 
@@ -52,7 +48,7 @@ def remove_reports(results_path: Path, results_too: bool = True) -> list[Path]:
     (a run that could not write its own must not leave another's under its name); returns
     what could not be removed.  Allure results are allure-pytest's, one file per item: left."""
     out_dir = results_path.parent
-    paths = [results_path] * results_too + [out_dir / "summary.html"]
+    paths = [results_path] * results_too + [out_dir / name for name in REPORT_FILES]
     for directory, patterns in ((out_dir / "tables", TABLE_FILES), (out_dir / "plots", PLOT_FILES)):
         if directory.is_dir():
             paths += [p for pattern in patterns for p in directory.glob(pattern)]
@@ -66,79 +62,6 @@ def remove_reports(results_path: Path, results_too: bool = True) -> list[Path]:
     return left
 
 
-def _outcome_html(results: dict[str, Any]) -> str:
-    """What summary.html says besides the tables: why the run has no results (it replaces
-    the earlier run's tables, removed), and the items that ended without a verdict."""
-    parts = []
-    if results.get("no_results"):
-        parts.append(
-            f"<p>No results in this run: {html.escape(results['no_results'])}. "
-            "The tables and plots of earlier runs were removed.</p>\n"
-        )
-    if results.get("refused"):
-        parts.append(f"<pre>{html.escape(results['refused'])}</pre>\n")
-    errors = results.get("errors", [])
-    if errors:
-        rows = "".join(
-            f"<tr><td>{html.escape(e['item'])}</td>"
-            f"<td>{html.escape(', '.join(e['models']))}</td>"
-            f"<td>{html.escape(e['when'])}</td>"
-            f"<td><pre>{html.escape(e['message'])}</pre></td></tr>\n"
-            for e in errors
-        )
-        parts.append(
-            f"<h2>Items that errored without a gate verdict ({len(errors)})</h2>\n"
-            "<table><tr><th>item</th><th>models</th><th>when</th><th>cause</th></tr>"
-            f"\n{rows}</table>\n"
-        )
-    others = results.get("other_failures", [])
-    if others:
-        rows = "".join(
-            f"<tr><td>{html.escape(f['item'])}</td><td>{html.escape(f['when'])}</td>"
-            f"<td><pre>{html.escape(f['message'])}</pre></td></tr>\n"
-            for f in others
-        )
-        parts.append(
-            f"<h2>Failures outside the gates ({len(others)})</h2>\n"
-            "<table><tr><th>item</th><th>when</th><th>cause</th></tr>"
-            f"\n{rows}</table>\n"
-        )
-    return "".join(parts) + _recorded_html(results)
-
-
-def _recorded_html(results: dict[str, Any]) -> str:
-    """The items recorded, not gated (a gate of 100): their figures, apart from the gated."""
-    shown = [
-        figures(section.key, r)
-        for section in GATED
-        for r in results.get(section.key, [])
-        if recorded(section.key, r)
-    ]
-    if not shown:
-        return ""
-    rows = "".join(
-        f"<tr><td>{html.escape(f.item)}</td><td>{html.escape(f.model)}</td>"
-        f"<td>{html.escape(f.capability)}</td><td>{number(f.fail_rate)}</td></tr>\n"
-        for f in shown
-    )
-    return (
-        f"<h2>Recorded, not gated ({len(shown)})</h2>\n"
-        "<p>Their gate is 100: they pass whatever the model does, and their figures are "
-        "recorded (a comparison: the candidate's fail rate).</p>\n"
-        "<table><tr><th>item</th><th>model</th><th>capability</th><th>fail rate %</th></tr>"
-        f"\n{rows}</table>\n"
-    )
-
-
-def _img(path: Path, inline: bool) -> str:
-    src = (
-        "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
-        if inline
-        else f"plots/{path.name}"
-    )
-    return f'<p><img class="plot" alt="{path.stem}" src="{src}"></p>\n'
-
-
 def write_reports(
     results_path: Path,
     out_dir: Path | None = None,
@@ -146,10 +69,11 @@ def write_reports(
     exitstatus: int | None = None,
     plot_cache: Path | None = None,
 ) -> Reports:
-    """Write ``<out>/tables/*.{md,csv,html}``, ``<out>/plots/*.png`` and ``<out>/summary.html``
-    (``out`` defaults to the folder of results.json); with ``alluredir``, also the Allure
-    summary entry, ``environment.properties`` and ``categories.json`` there.  With
-    ``plot_cache``, figures whose data did not change are copied from there, not drawn."""
+    """Write the kinds' plots (``<out>/plots/*.png``) and every format's files: the tables as
+    ``<out>/tables/*.{md,csv,html}``, ``<out>/summary.html`` (``out`` defaults to the folder
+    of results.json); with ``alluredir``, also the Allure summary entry,
+    ``environment.properties`` and ``categories.json`` there.  With ``plot_cache``, figures
+    whose data did not change are copied from there, not drawn."""
     results = json.loads(results_path.read_text())
     out_dir = out_dir or results_path.parent
     tables = build_tables(results)
@@ -159,42 +83,18 @@ def write_reports(
     plot_dir.mkdir(parents=True, exist_ok=True)
     _clear(table_dir, TABLE_FILES)
     _clear(plot_dir, PLOT_FILES)
-    for table in tables:
-        for suffix, text in (
-            (".md", to_markdown(table)),
-            (".csv", to_csv(table)),
-            (".html", html_page(table.title, to_html(table))),
-        ):
-            (table_dir / f"{table.name}{suffix}").write_text(text)
-    reports.plots = write_plots(results, plot_dir, plot_cache)
-    gate = verdict(results, exitstatus)
-    body = (
-        f"<p><b>{html.escape(gate.line(), quote=False)}</b></p>\n"
-        + _outcome_html(results)
-        + "".join(to_html(t) for t in tables)
+    reports.plots = [
+        p for part in report_parts() for p in part.plots(results, plot_dir, plot_cache)
+    ]
+    report = ReportInput(
+        results, tables, reports.plots, verdict(results, exitstatus), out_dir, alluredir
     )
-    summary = out_dir / "summary.html"
-    summary.write_text(
-        html_page("nlp-gate report", body + "".join(_img(p, inline=False) for p in reports.plots))
-    )
-    if alluredir is not None:
-        attachments = [(f"{t.name}.md", table_dir / f"{t.name}.md") for t in tables]
-        attachments += [(p.stem, p) for p in reports.plots]
-        inline = (
-            _outcome_html(results)
-            + "".join(to_html(t) for t in tables)
-            + "".join(_img(p, True) for p in reports.plots)
-        )
-        write_allure_files(alluredir, results, gate, inline, attachments)
-    reports.where = {
-        "tables": table_dir,
-        "plots": plot_dir,
-        "summary": summary,
-        "results": results_path,
-    }
-    if alluredir is not None:
-        reports.where["allure results"] = alluredir
-        reports.where["allure HTML (bash scripts/allure_html.sh)"] = out_dir / ALLURE_HTML
+    reports.where = {"tables": table_dir, "plots": plot_dir}
+    elsewhere: dict[str, Path] = {}
+    for writer in FORMATS:
+        (elsewhere if writer.elsewhere else reports.where).update(writer.write(report))
+    reports.where["results"] = results_path
+    reports.where.update(elsewhere)
     return reports
 
 

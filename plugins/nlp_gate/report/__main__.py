@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from nlp_gate.report import terminal_lines, write_reports
-from nlp_gate.report.allure import strip_analytics
+from nlp_gate.report.formats.allure import strip_analytics
 from nlp_gate.report.merge import MergeError, merge
 from nlp_gate.report.step_summary import append_step_summary, step_summary_path
 from nlp_gate.report.verdict import exit_status, verdict

@@ -5,8 +5,9 @@ Each shard folder holds a run's ``results.json`` and, if the run had ``--allured
 ``allure-results/``.  The shards must be the N parts of one split (1/N .. N/N, each once) of
 one configuration (profile, models, seed, sample): a missing or repeated shard is an error,
 not a smaller gate.  Records go back into one order by their ``position``; what spans the run
-is computed again over all of it: the comparisons' Benjamini-Hochberg family (a shard
-adjusted over its own comparisons only) and every summary, table and plot.  The Allure
+is computed again over all of it: what a kind judges over all its records
+(``ReportPart.merged``: the comparisons' Benjamini-Hochberg family, which a shard adjusted
+over its own comparisons only) and every summary, table and plot.  The Allure
 results are copied into one folder with one release-gate summary entry.
 """
 
@@ -17,9 +18,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.comparison_stats import rejudge
 from nlp_gate.config import ConfigurationError
 from nlp_gate.report import Reports, write_reports
+from nlp_gate.report.parts import report_parts
 from nlp_gate.report.verdict import exit_status, verdict, with_verdict
 from nlp_gate.results import ResultStore, write_atomically
 
@@ -79,10 +80,11 @@ def merged_results(
     shards = check_shards(runs)
     store = ResultStore()
     sections = {s for r in runs.values() for s, v in r.items() if isinstance(v, list)}
+    parts = {part.key: part for part in report_parts()}
     for section in sorted(sections):
         rows = [row for r in runs.values() for row in r.get(section, [])]
-        if section == "comparisons":
-            rows = rejudge(sorted(rows, key=lambda row: row["position"]))
+        if section in parts:
+            rows = parts[section].merged(rows)
         for i, row in enumerate(rows):
             row = dict(row)
             store.add(section, row.pop("position", i), row)

@@ -27,14 +27,13 @@ import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from nlp_gate import __version__, extras
 from nlp_gate.config import ConfigurationError
-from nlp_gate.records import GATED
 from nlp_gate.report import RunEnd
+from nlp_gate.report.parts import report_parts
 from nlp_gate.report.verdict import verdict
 from nlp_gate.settings import MlflowLog
 
@@ -83,9 +82,10 @@ def metric_key(*parts: str) -> str:
 
 
 def metrics(results: dict[str, Any]) -> dict[str, float]:
-    """Per item, per capability × model, and the verdict's counts.  Two items whose keys
-    are the same once sanitized keep apart as ``KEY_2``, ``KEY_3`` (records are in position
-    order, so the numbering is the same in every run)."""
+    """Each kind's (``ReportPart.metrics``: per item, per capability × model) and the
+    verdict's counts.  Two items whose keys are the same once sanitized keep apart as
+    ``KEY_2``, ``KEY_3`` (records are in position order, so the numbering is the same in
+    every run)."""
     out: dict[str, float] = {}
 
     def put(value: Any, *parts: str) -> None:
@@ -97,26 +97,8 @@ def metrics(results: dict[str, Any]) -> dict[str, float]:
             key = metric_key(*parts[:-1], f"{parts[-1]}_{n}")
         out[key] = float(value)
 
-    by_capability: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for r in results.get("records", []):
-        put(r.get("fail_rate"), "fail_rate", r["dataset"], r["model"], r["suite"], r["test"])
-        by_capability[(r["dataset"], r["model"], r["capability"])].append(r)
-    for (dataset, model, capability), records in by_capability.items():
-        rates = [r["fail_rate"] for r in records if r.get("fail_rate") is not None]
-        put(fmean(rates) if rates else None, "capability_fail_rate", dataset, model, capability)
-        missed = sum(r.get("passed") is False for r in records)
-        put(missed, "capability_failed", dataset, model, capability)
-    for r in results.get("accuracy", []):
-        put(r.get("accuracy"), "accuracy", r["dataset"], r["model"])
-    for r in results.get("comparisons", []):
-        pair = f"{r['candidate']} vs {r['baseline']}"
-        put(r.get("delta"), "delta", r["dataset"], pair, r["suite"], r["test"])
-    for r in results.get("searches", []):
-        put(r.get("found"), "counterexample_found", r["dataset"], r["model"], r["suite"], r["test"])
-    for r in results.get("attacks", []):
-        if r.get("status") == "ran":
-            for name in ("attack_success_rate", "accuracy_under_attack"):
-                put(r.get(name), name, r["dataset"], r["model"], r["recipe"])
+    for part in report_parts():
+        part.metrics(part.records(results), put)
     gate = verdict(results)
     out["gated_items"] = float(sum(n for n, _ in gate.counts.values()))
     out["failed_items"] = float(sum(f for _, f in gate.counts.values()))
@@ -154,8 +136,8 @@ def gated_versions(results: dict[str, Any]) -> dict[tuple[str, str], int]:
     version, and how many of its gated records are over their gate (a comparison counts
     for its candidate).  One version named twice (by alias and by number) is one entry."""
     missed: dict[str, int] = defaultdict(int)
-    for section in GATED:
-        for r in results.get(section.key, []):
+    for part in report_parts():
+        for r in part.records(results):
             model = r.get("candidate", r.get("model"))
             if r.get("passed") is False and model is not None:
                 missed[f"{r['dataset']}/{model}"] += 1

@@ -1,9 +1,9 @@
 """The CI job summary: Markdown appended to the file ``$GITHUB_STEP_SUMMARY`` names (GitHub
 Actions shows it on the run's page; other CI systems can set the variable to any file).
 
-The verdict line, then the gates missed, the comparisons the candidate lost (significantly
-worse than the baseline, within its tolerance or not), the items that ended without a
-verdict and the failures outside the gates, each table cut at ``ROWS`` rows (the rest are in
+The verdict line, then the gates missed, the kinds' own tables (``ReportPart.summary_tables``:
+the comparisons the candidate lost), the items that ended without a verdict and the failures
+outside the gates, each table cut at ``ROWS`` rows (the rest are in
 results.json and summary.html).  Appended, never replaced: a job's other steps write there
 too, and so does each run of a job that gates more than once.
 """
@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.records import COMPARISONS, GATED
-from nlp_gate.report.figures import figures, number
+from nlp_gate.kinds.report_part import one_decimal
+from nlp_gate.report.parts import report_parts
 from nlp_gate.report.verdict import ReleaseVerdict
 
 VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -52,7 +52,9 @@ def step_summary(results: dict[str, Any], gate: ReleaseVerdict) -> str:
         "",
     ]
     lines += _missed(results)
-    lines += _losses(results.get(COMPARISONS.key, []))
+    for part in report_parts():
+        for table in part.summary_tables(part.records(results)):
+            lines += _table(table.title, table.header, table.rows)
     lines += _table(
         "Items that errored without a gate verdict",
         ["item", "models", "when", "cause"],
@@ -75,54 +77,22 @@ def step_summary(results: dict[str, Any], gate: ReleaseVerdict) -> str:
 
 
 def _missed(results: dict[str, Any]) -> list[str]:
-    """The records over their gate, but comparisons (their own table); a run gate too."""
-    rows = []
-    for section in GATED:
-        if section.key == COMPARISONS.key:
+    """The records over their gate, but those of kinds with tables of their own; a run gate
+    too."""
+    rows, notes = [], []
+    for part in report_parts():
+        if not part.in_missed_table:
             continue
-        for record in results.get(section.key, []):
-            if record.get("passed") is False:
-                f = figures(section.key, record)
-                rows.append([f.item, f.model, f.capability, _figure(f.fail_rate), _figure(f.gate)])
+        missed = [r for r in part.records(results) if r.get("passed") is False]
+        for record in missed:
+            f = part.figures(record)
+            rows.append(
+                [f.item, f.model, f.capability, one_decimal(f.fail_rate), one_decimal(f.gate)]
+            )
+        if missed and part.missed_note:
+            notes.append(part.missed_note)
     lines = _table("Gates missed", ["item", "model", "capability", "fail rate %", "gate %"], rows)
-    if any(row[0] == "accuracy" for row in rows):
-        lines += ["*accuracy: fail rate = 100 − accuracy, gate = 100 − min\\_accuracy*", ""]
-    return lines
-
-
-def _losses(comparisons: list[dict[str, Any]]) -> list[str]:
-    """Comparisons whose candidate is significantly worse than the baseline."""
-    rows = []
-    for record in comparisons:
-        if not str(record.get("verdict", "")).startswith("worse"):
-            continue
-        f = figures(COMPARISONS.key, record)
-        rows.append(
-            [
-                f.item,
-                f"{f.model} vs {f.extra['baseline'].rpartition('/')[2]}",
-                f.capability,
-                f"{_figure(record.get('delta'), signed=True)} "
-                f"[{_figure(record.get('ci_low'), signed=True)}, "
-                f"{_figure(record.get('ci_high'), signed=True)}]",
-                number(record.get("p_adjusted")),
-                _figure(f.gate),
-                "missed" if record.get("passed") is False else "within tolerance",
-            ]
-        )
-    return _table(
-        "Comparison losses (candidate significantly worse)",
-        [
-            "test",
-            "candidate vs baseline",
-            "capability",
-            "Δ pp [95% CI]",
-            "p adj.",
-            "tol. pp",
-            "gate",
-        ],
-        rows,
-    )
+    return lines + [line for note in notes for line in (note, "")]
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> list[str]:
@@ -149,12 +119,6 @@ class Code(str):
 
 def _code(text: str) -> Code:
     return Code("`" + text.replace("`", "'").replace("|", r"\|") + "`")
-
-
-def _figure(value: Any, signed: bool = False) -> str:
-    if not isinstance(value, int | float):
-        return "—"
-    return f"{value:+.1f}" if signed else f"{value:.1f}"
 
 
 def _first_line(text: str) -> str:

@@ -1,16 +1,17 @@
-"""The end-of-run terminal summary: compact Tables 1-3 and the attack table, the verdict, and
-where the reports are.  Plain text (``*`` marks the bold cells of the files)."""
+"""The end-of-run terminal summary: the tables a kind marks for it (``Table.terminal``), compact,
+the prediction engine's figures, the verdict, and where the reports are.  Plain text (``*``
+marks the bold cells of the files)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from nlp_gate.kinds.report_part import TERMINAL_LEGEND, Cell, Table
+from nlp_gate.report.parts import report_parts
 from nlp_gate.report.render import display
-from nlp_gate.report.tables import Cell, Table
 from nlp_gate.report.verdict import ReleaseVerdict
 
-TERMINAL_TABLES = ("table1", "table2", "table3", "attacks")
 LABEL_WIDTH = 44  # long QQP test names are cut; the files have them whole
 
 
@@ -67,12 +68,13 @@ def engine_lines(engine: list[dict[str, Any]]) -> list[str]:
         return sum(int(r.get(field, 0)) for r in engine)
 
     models = len({(r["dataset"], r["model"]) for r in engine})
-    counts = (
-        f"prediction engine: CheckList items {total('checklist_forward_passes')} forward "
-        f"passes, {total('checklist_cache_hits')} cache hits, "
-        f"{total('checklist_stored_outcomes')} stored outcomes reused; all items "
-        f"{total('forward_passes')} forward passes, {total('cache_hits')} cache hits "
-        f"({models} models)"
+    kinds = [line for part in report_parts() if (line := part.engine_summary(engine))]
+    counts = "prediction engine: " + "; ".join(
+        [
+            *kinds,
+            f"all items {total('forward_passes')} forward passes, {total('cache_hits')} "
+            f"cache hits ({models} models)",
+        ]
     )
     return [
         counts,
@@ -158,14 +160,10 @@ def summary_lines(
 ) -> list[str]:
     lines: list[str] = []
     for table in tables:
-        if table.name in TERMINAL_TABLES:
+        if table.terminal:
             lines += table_lines(table) + [""]
     if lines:
-        lines.append(
-            "* lower fail rate of a dataset's models (attacks: the more robust); "
-            "— no result (not selected, or errored); n/a every case filtered out; "
-            "† not in the seed's table"
-        )
+        lines.append(TERMINAL_LEGEND)
     lines += engine_lines(engine or [])
     lines += error_lines(errors or [])
     lines.append(verdict.line())

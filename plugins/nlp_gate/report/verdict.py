@@ -1,9 +1,9 @@
 """The release verdict as ``results.json`` records it (its ``verdict`` field), one of three:
 
 * ``passed``: every gate held, and nothing else went wrong;
-* ``failed``: at least one gate was missed (a record's ``passed`` is false, or a run gate:
-  how many attack items ran, ``attacks.min_ran`` of thresholds.yaml, recorded in the ``run``
-  block as ``attack_requirements``), and nothing else went wrong;
+* ``failed``: at least one gate was missed (a record's ``passed`` is false, or a run gate a
+  kind's part judges over all its records: ``ReportPart.run_problems``), and nothing else
+  went wrong;
 * ``no_verdict``: something else went wrong, whatever the gates said: an item that ended
   without a gate verdict (``errors``: an exception, a model refused at load), one lost with a
   crashed xdist worker (``lost``, or ``recovered``: its worker died though xdist ran it again),
@@ -13,8 +13,9 @@
 
 The run exits 1 for ``failed`` and 3 for ``no_verdict`` where pytest said 0 or 1
 (``exit_status``; results.json ``exitstatus`` records what it exited with).  Records of a
-gate that cannot be missed ("recorded, not gated": ``nlp_gate.records.recorded``) pass, and
-the verdict line counts them apart.
+gate that cannot be missed ("recorded, not gated": ``ReportPart.recorded``) pass, and the
+verdict line counts them apart.  Each section's counts and words come from its kind's part
+(``nlp_gate.report.parts``).
 """
 
 from __future__ import annotations
@@ -22,10 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from nlp_gate.records import GATED, recorded
-
-# results.json section -> what its records are, for the verdict line (the kinds' sections).
-SECTIONS = {s.key: s.items for s in GATED}
+from nlp_gate.report.parts import part_for, report_parts
 
 Status = Literal["passed", "failed", "no_verdict"]
 WORDS: dict[Status, str] = {"passed": "PASSED", "failed": "FAILED", "no_verdict": "NO VERDICT"}
@@ -38,7 +36,8 @@ NO_VERDICT = 3
 class ReleaseVerdict:
     counts: dict[str, tuple[int, int]]  # section -> (records, failed)
     exitstatus: int | None = None  # pytest's, when known
-    attacks_ran: int = 0  # attack records with status "ran"
+    # What the sections say besides their counts (e.g. how many of them ran).
+    notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # run gates missed
     lost: int = 0  # items whose worker died while running them
     # Items whose worker died but whose outcome came after all (xdist ran them again): in
@@ -91,17 +90,14 @@ class ReleaseVerdict:
         parts = []
         for s, (n, failed) in self.counts.items():
             recorded = self.recorded.get(s, 0)
+            items = part_for(s).section.items
             if n - recorded:
-                parts.append(f"{failed} of {n - recorded} {SECTIONS[s]} items over their gate")
+                parts.append(f"{failed} of {n - recorded} {items} items over their gate")
             if recorded:
                 parts.append(
-                    f"{recorded} {SECTIONS[s]} item{'s' * (recorded > 1)} recorded, "
-                    "not gated (gate 100)"
+                    f"{recorded} {items} item{'s' * (recorded > 1)} recorded, not gated (gate 100)"
                 )
-        attacks = self.counts.get("attacks", (0, 0))[0]
-        if attacks:
-            # A skipped attack passes no gate: say how many attacked anything at all.
-            parts.append(f"{self.attacks_ran} of {attacks} attack items ran")
+        parts += self.notes
         if self.errored:
             parts.append(
                 f"{self.errored} item{'s' * (self.errored > 1)} errored without a "
@@ -138,23 +134,23 @@ def verdict(results: dict[str, Any], exitstatus: int | None = None) -> ReleaseVe
     """The verdict on ``results``; ``exitstatus`` (pytest's) defaults to the one it records."""
     if exitstatus is None:
         exitstatus = results.get("exitstatus")
+    parts = report_parts()
     # passed None (a skipped attack, an ungated record) is not a gate failure.
     counts = {
-        s: (len(results.get(s, [])), sum(r.get("passed") is False for r in results.get(s, [])))
-        for s in SECTIONS
+        p.key: (len(rows), sum(r.get("passed") is False for r in rows))
+        for p in parts
+        for rows in [p.records(results)]
     }
-    attacks = results.get("attacks", [])
-    ran = sum(r.get("status") == "ran" for r in attacks)
     return ReleaseVerdict(
         counts,
         exitstatus,
-        ran,
-        _min_ran_problems(results, ran),
-        len(results.get("lost", [])),
-        len(results.get("recovered", [])),
+        notes=[note for p in parts for note in p.verdict_notes(results)],
+        problems=[problem for p in parts for problem in p.run_problems(results)],
+        lost=len(results.get("lost", [])),
+        recovered=len(results.get("recovered", [])),
         errored=len(results.get("errors", [])),
         no_results=results.get("no_results"),
-        recorded={s: n for s in SECTIONS if (n := sum(recorded(s, r) for r in results.get(s, [])))},
+        recorded={p.key: n for p in parts if (n := sum(map(p.recorded, p.records(results))))},
         other_failures=len(results.get("other_failures", [])),
         faults=_faults(results),
     )
@@ -182,21 +178,3 @@ def _faults(results: dict[str, Any]) -> list[str]:
     if results.get("interrupted"):
         return ["run interrupted: only the items that finished are recorded"]
     return []
-
-
-def _min_ran_problems(results: dict[str, Any], ran: int) -> list[str]:
-    if results.get("refused"):
-        return []
-    required = (results.get("run", {}).get("attack_requirements") or {}).get("min_ran")
-    selected = len(results.get("attacks", []))
-    if not required or not selected:
-        return []
-    needed = min(required, selected)  # a narrower selection must run all it selected
-    if ran >= needed:
-        return []
-    return [
-        (
-            f"only {ran} attack items ran, {needed} required (thresholds.yaml "
-            f"attacks.min_ran: {required}; the skipped items name what is missing)"
-        )
-    ]

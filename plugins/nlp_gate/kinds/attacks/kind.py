@@ -22,6 +22,7 @@ from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.cases import AttackCase, attack_cases
 from nlp_gate.kinds.attacks.gates import AttackGates
 from nlp_gate.kinds.attacks.recipes import names, registry
+from nlp_gate.kinds.attacks.report import REPORT
 from nlp_gate.kinds.attacks.run import (
     SECTION,
     AttackRunner,
@@ -31,7 +32,6 @@ from nlp_gate.kinds.attacks.run import (
 )
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.context import KindContext
-from nlp_gate.records import ATTACKS
 
 DEFAULT_DATASETS = ("rte",)  # the seed report attacks its RTE models
 # TextAttack's default budget is unlimited, and its genetic recipes (iga, faster-alzantot, pso,
@@ -51,7 +51,8 @@ class AttackKind(ItemKind[AttackCase]):
     name = "attacks"
     argname = "attack_case"
     section = SECTION
-    records = ATTACKS.key
+    report = REPORT
+    records = REPORT.key
     case_type = AttackCase
     markers = {"adversarial": "a TextAttack recipe attacking a model"}
 

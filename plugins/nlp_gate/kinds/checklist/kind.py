@@ -25,10 +25,10 @@ from nlp_gate.kinds.checklist.marks import (
     TASK_MARKERS,
     TYPE_MARKERS,
 )
+from nlp_gate.kinds.checklist.report import REPORT
 from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.search import SearchSpace
-from nlp_gate.records import CHECKLIST
 from nlp_gate.suites import SuiteUnavailable, default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog, TestInfo
 
@@ -43,7 +43,8 @@ class ChecklistKind(ChecklistTestKind[ChecklistCase]):
     name = "checklist"
     argname = "checklist_case"
     section = "checklist"
-    records = CHECKLIST.key
+    report = REPORT
+    records = REPORT.key
     case_type = ChecklistCase
     markers = {
         **{m: f"CheckList capability {m}" for m in CAPABILITY_MARKERS},

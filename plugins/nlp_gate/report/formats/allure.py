@@ -1,10 +1,13 @@
-"""What the Allure report needs beyond allure-pytest's own results, written into the alluredir.
+"""Allure (with ``--alluredir``): what the Allure report needs beyond allure-pytest's own
+results, written into the alluredir.
 
 * a synthetic "Release gate summary" result carrying the HTML tables (also as its description,
   so they show without a click) and the PNG plots as attachments;
 * ``environment.properties``: run metadata (profile, model ids and revisions, seeds, versions);
 * ``categories.json``: gate failures apart from infrastructure errors (the rules live in
   ``nlp_gate/report/categories.json``; ``allurerc.mjs`` gives Allure 3 the same file).
+
+It attaches the Markdown tables the Markdown format wrote before it.
 
 ``strip_analytics`` removes the third-party analytics script Allure's single-file page embeds.
 """
@@ -19,7 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.report.render import COMPACT_STYLE
+from nlp_gate.report.formats.base import ReportInput
+from nlp_gate.report.formats.html_pages import img, outcome_html, to_html
 from nlp_gate.report.verdict import ReleaseVerdict
 
 SUMMARY_NAME = "Release gate summary"
@@ -29,7 +33,19 @@ SUMMARY_KEY = "nlp-gate.summary"  # stable: Allure keeps the summary's history a
 # awesome report, and it is copied into the alluredir as categories.json for Allure 2/classic.
 # messageRegex is wrapped in [\s\S]*: Java matches the whole message, JavaScript searches
 # it, and both then match across the message's lines.
-CATEGORIES = Path(__file__).with_name("categories.json")
+CATEGORIES = Path(__file__).parent.parent / "categories.json"
+ALLURE_HTML = "allure-report/index.html"  # written by scripts/allure_html.sh
+
+# For the Allure description frame (narrow): smaller type, long test names wrap.
+COMPACT_STYLE = """
+table.nlp-gate { font-size: 12px; border-collapse: collapse; margin-top: 1em; }
+table.nlp-gate caption { text-align: left; font-weight: bold; }
+table.nlp-gate th, table.nlp-gate td { padding: 1px 6px; }
+table.nlp-gate td.stub { max-width: 22em; white-space: normal; }
+table.nlp-gate td.num { text-align: right; white-space: nowrap; }
+p.note { font-size: 11px; margin: 0.1em 0; }
+img.plot { max-width: 100%; }
+"""
 
 
 def _property(text: str) -> str:
@@ -145,6 +161,28 @@ def write_allure_files(
     )
     (alluredir / "categories.json").write_text(CATEGORIES.read_text())
     summary_result(alluredir, verdict, tables_html, attachments)
+
+
+class Allure:
+    table_files: tuple[str, ...] = ()
+    report_files: tuple[str, ...] = ()
+    elsewhere = True
+
+    def write(self, report: ReportInput) -> dict[str, Path]:
+        if report.alluredir is None:
+            return {}
+        attachments = [(f"{t.name}.md", report.table_dir / f"{t.name}.md") for t in report.tables]
+        attachments += [(p.stem, p) for p in report.plots]
+        inline = (
+            outcome_html(report.results)
+            + "".join(to_html(t) for t in report.tables)
+            + "".join(img(p, True) for p in report.plots)
+        )
+        write_allure_files(report.alluredir, report.results, report.verdict, inline, attachments)
+        return {
+            "allure results": report.alluredir,
+            "allure HTML (bash scripts/allure_html.sh)": report.out_dir / ALLURE_HTML,
+        }
 
 
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>\s*", re.S)

@@ -22,7 +22,7 @@ from statistics import mean
 from typing import Any
 
 from nlp_gate.engine.file_cache import mark_used, publish
-from nlp_gate.report.layout import ordered_rows
+from nlp_gate.kinds.checklist.layout import ordered_rows
 
 Record = dict[str, Any]
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
