@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -39,15 +38,6 @@ class CheckoutSuite(pytest.Package):
             )
 
 
-class CheckoutModule(pytest.Module):
-    """A packaged test module of a checkout: imported by its package name, not its path
-    (no file lies at its path)."""
-
-    def _getobj(self) -> ModuleType:
-        package = next(s.module for s in PACKAGED_SUITES if s.folder == self.path.parent)
-        return importlib.import_module(f"{package}.{self.path.stem}")
-
-
 def suite_folder(path: Path, parent: pytest.Collector) -> CheckoutSuite | None:
     """``pytest_collect_directory``: a packaged suite's folder in a checkout, else None
     (pytest's own collector)."""
@@ -57,9 +47,13 @@ def suite_folder(path: Path, parent: pytest.Collector) -> CheckoutSuite | None:
     return None
 
 
-def suite_module(module_path: Path, parent: pytest.Collector) -> CheckoutModule | None:
-    """``pytest_pycollect_makemodule``: a module of a ``CheckoutSuite``, else None."""
-    if isinstance(parent, CheckoutSuite):
-        module: CheckoutModule = CheckoutModule.from_parent(parent, path=module_path)
-        return module
-    return None
+def suite_module(module_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    """``pytest_pycollect_makemodule``: a module of a ``CheckoutSuite``, else None.  No file
+    lies at its path, so its object is given: the module imported by its package name (the
+    public ``obj`` attribute; pytest would import it by its path)."""
+    if not isinstance(parent, CheckoutSuite):
+        return None
+    module: pytest.Module = pytest.Module.from_parent(parent, path=module_path)
+    package = next(s.module for s in PACKAGED_SUITES if s.folder == module_path.parent)
+    module.obj = importlib.import_module(f"{package}.{module_path.stem}")
+    return module
