@@ -302,7 +302,9 @@ def table(
 def main() -> None:
     from workshop.defects.variants import DEFECT_RECIPE
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m workshop.power", description=__doc__.splitlines()[0]
+    )
     parser.add_argument(
         "--candidates",
         nargs="+",
