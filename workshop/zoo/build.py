@@ -30,12 +30,12 @@ from filelock import FileLock
 
 from nlp_gate import progress
 from nlp_gate import zoo as runtime
-from nlp_gate.progress.relay import Relay, forward_to
 from nlp_gate.zoo.build import default_zoo_root, lock_path
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
 from nlp_gate.zoo.folders import remove_leftovers, swap_into_place
 from workshop.zoo.data import DATASETS, write_heldout
 from workshop.zoo.recipe import DEFAULT_RECIPE, Recipe, library_versions, recipe_hash
+from workshop.zoo.relay import Relay, forward_to
 
 # Generous: a full build takes ~2 minutes; a waiter should outlast it.
 LOCK_TIMEOUT_S = 30 * 60
