@@ -8,6 +8,7 @@ recipe's facts (the datasets' label names) that no longer matches it.  Nothing h
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 from pathlib import Path
@@ -64,6 +65,23 @@ def test_training_points_to_the_workshop(capsys: pytest.CaptureFixture[str]) -> 
         capsys.readouterr().err.strip()
         == f"zoo: training is not installed with nlp-gate: {TRAIN_MOVED}"
     )
+
+
+def test_the_package_imports_nothing_of_the_workshop() -> None:
+    """The wheel does not hold the workshop: no module of ``nlp_gate`` may import it."""
+    importers = []
+    for path in sorted((REPO / "plugins" / "nlp_gate").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            if any(n.split(".")[0] == "workshop" for n in names):
+                importers.append(path.relative_to(REPO).as_posix())
+    assert importers == []
 
 
 def test_ship_rewrites_only_what_changed(weights: Path, tmp_path: Path) -> None:  # noqa: F811
