@@ -9,8 +9,8 @@ Run by hand (never as a timed test)::
 Builds the whole zoo (both families' tokenizers and pre-trained bases, every classifier) once
 per variant of ``Recipe.length_grouping`` (``none``: rows drawn at random, the zoo's recipe;
 ``k``: transformers' length grouping in mega-batches of k batches, ``train.epoch_batches``),
-one variant after the other, each into a temporary folder, as ``python -m nlp_gate.zoo
-build`` does (two build processes).  Per variant: the build's wall time and its processes'
+one variant after the other, each into a temporary folder, as ``python -m workshop.zoo
+train`` does (two build processes).  Per variant: the build's wall time and its processes'
 CPU seconds (user + system of the build processes, ``RUSAGE_CHILDREN``), the padding share
 of the tokens the classifiers' batches compute, each classifier's held-out accuracy (the
 zoo's floor is 85 %) and fine-tuning seconds, each base's pre-training steps; and whether
@@ -35,16 +35,17 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "plugins"))  # run from a checkout without the package installed
+# Run from a checkout without the package installed; the recipe is the workshop's, at the root.
+sys.path[:0] = [str(REPO), str(REPO / "plugins")]
 
 import torch  # noqa: E402  # after the sys.path set-up above
 import yaml  # noqa: E402  # after the sys.path set-up above
 
-from nlp_gate.zoo.build import build_zoo  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.zoo.data import DATASETS  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.zoo.pipeline import load_tokenizer, train_split  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.zoo.train import encode, epoch_batches  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.build import build_zoo  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.data import DATASETS  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.pipeline import load_tokenizer, train_split  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.recipe import DEFAULT_RECIPE, Recipe  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.train import encode, epoch_batches  # noqa: E402  # after the sys.path set-up above
 
 FLOOR = 0.85  # the zoo's held-out accuracy floor (tests/integration/test_zoo.py)
 

@@ -30,7 +30,8 @@ sys.path.insert(0, str(REPO))  # run as a script from anywhere
 from nlp_gate.config.profiles import load_profile  # noqa: E402  # after the sys.path set-up above
 from nlp_gate.engine.loading import load_classifier, zoo_location  # noqa: E402  # after the sys.path set-up above
 from nlp_gate.engine.predictor import LoadOptions  # noqa: E402  # after the sys.path set-up above
-from nlp_gate.zoo import default_zoo_root, ensure_zoo, heldout_path, read_jsonl  # noqa: E402  # after the sys.path set-up above
+from nlp_gate.zoo import default_zoo_root, ensure_zoo  # noqa: E402  # after the sys.path set-up above
+from workshop.zoo.data import heldout_path, read_jsonl  # noqa: E402  # after the sys.path set-up above
 
 FP32_ATOL = 1e-4
 HALF_MAX_FLIPS = 0.01

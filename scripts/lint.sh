@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's lint, format and type checks, as CI runs them first (.ci/run) and
 # .pre-commit-config.yaml runs them on a commit: ruff (lint and import order), ruff's formatter
-# (--check: it changes nothing), mypy (strict on plugins/nlp_gate).  Configured in
+# (--check: it changes nothing), mypy (strict on plugins/nlp_gate and workshop/).  Configured in
 # pyproject.toml ([tool.ruff], [tool.mypy]); the tools are pinned in constraints.txt and
 # installed into .venv by scripts/setup.sh.  Exits non-zero when any of them fails.
 set -uo pipefail

@@ -96,9 +96,9 @@ def hub_split(spec: ModelSpec) -> HubSplit:
 
 def load_eval_set(spec: ModelSpec, data_dir: Path | None, zoo_dir: Path) -> EvalSet:
     if spec.is_zoo:
-        from nlp_gate.zoo.data import DATASETS
+        from nlp_gate.zoo.build import LABELS
 
-        labels = tuple(spec.task.canonical(n) or n for n in DATASETS[spec.dataset].labels)
+        labels = tuple(spec.task.canonical(n) or n for n in LABELS[spec.dataset])
         columns: tuple[str, ...] = ()
         split, root = ZOO_SPLIT, data_dir
         if root is None:

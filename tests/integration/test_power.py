@@ -1,5 +1,5 @@
-"""The defect zoo proves the gate: scripts/power.py builds the defect zoo (cached), runs the
-comparison items of a planted defect and a clean re-seed against the clean reference and
+"""The defect zoo proves the gate: ``python -m workshop.power`` builds the defect zoo (cached),
+runs the comparison items of a planted defect and a clean re-seed against the clean reference and
 writes reports/power.json and reports/tables/power.md, where the planted single-name defect
 is flagged on its own capability (NER); and the counterexample search of the native speaker
 test finds the planted name on the defect model -- shrunk to texts one name apart, the
@@ -37,14 +37,15 @@ def power_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # A seeded sample of 40 cases per CheckList test, on the sentiment models alone (the
     # planted name's dataset): what is checked here is the pipeline (comparisons judged
     # against every reseed, the search's counterexample flagged on its own capability, the
-    # null counted), not the power figures, which come from full runs of scripts/power.py
+    # null counted), not the power figures, which come from full runs of workshop/power.py
     # (docs/measurements/power.md).  The full suites made this fixture ~940 CPU-seconds, a
     # third of the whole test run's, 474 of them the comparison runs; the whole defect zoo's
     # build is 462 of the rest, its yelp_polarity models (the same bytes) ~170.
     done = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "power.py"),
+            "-m",
+            "workshop.power",
             "--candidates",
             "name-sensitive",
             "null-1",
@@ -146,7 +147,7 @@ def _search(work: Path, run: str, cache: Path) -> dict[str, dict[str, Any]]:
 def test_search_finds_the_planted_name_not_the_clean_reseeds_and_replays_it(
     power_run: Path,
 ) -> None:
-    from nlp_gate.zoo.defects.doctors import PLANTED_NAME
+    from workshop.defects.doctors import PLANTED_NAME
 
     # A cache of its own: the search's example database starts empty (the models file names
     # the defect zoo's model directories).

@@ -12,9 +12,8 @@ import pytest
 
 from fixtures.gate_run import GateRun, RunGate
 from nlp_gate import progress
-from nlp_gate.kinds.attacks.standins import masked_lm
-from nlp_gate.zoo import build_zoo
 from tests.integration.test_zoo import micro_recipe
+from workshop.zoo import build_zoo, masked_lm
 
 # Two zoo checkpoints (sst2's BERT and ALBERT), their fairness tests, no prediction cache: every
 # input is predicted, a few thousand per model, in passes longer than a batch.
@@ -174,9 +173,7 @@ def test_the_zoo_cli_is_quiet_when_asked(
 def test_the_masked_lm_reports_its_training_steps(tmp_path: Path) -> None:
     sink = Lines()
     with progress.using(progress.TextReporter(sink)):
-        card = masked_lm.ensure(
-            tmp_path / "masked-lm", masked_lm.MaskedLMRecipe(steps=5, heldout=8)
-        )
+        card = masked_lm.build(tmp_path / "masked-lm", masked_lm.MaskedLMRecipe(steps=5, heldout=8))
     written = stage_lines(sink.lines, "attacks: masked LM: training")
     assert written[0] == "started (5 steps)"
     assert re.match(r"done in [\dhms.]+, 5 steps \(", written[-1]), sink.lines

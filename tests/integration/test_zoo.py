@@ -1,4 +1,5 @@
-"""Tests for the offline model zoo (``nlp_gate.zoo``).
+"""Tests for the offline model zoo: its recipe (``workshop.zoo``) and the runtime's copy of it
+(``nlp_gate.zoo``).
 
 Building the real zoo takes minutes, so these tests build reduced zoos into
 temporary directories: a one-dataset zoo with a shortened recipe for the
@@ -21,28 +22,24 @@ from pathlib import Path
 import pytest
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from nlp_gate.zoo import (
+from nlp_gate.zoo import ZOO_DIR_ENV, ZooCard, default_zoo_root, model_dir, read_card
+from workshop.zoo import (
     ALL_DATASETS,
     DATASETS,
     DEFAULT_RECIPE,
     FAMILIES,
-    ZOO_DIR_ENV,
     Example,
     Recipe,
-    ZooCard,
     build_zoo,
-    default_zoo_root,
     ensure_zoo,
     generate,
     heldout_path,
-    model_dir,
-    read_card,
     read_jsonl,
     recipe_hash,
 )
-from nlp_gate.zoo import build as zoo_build
-from nlp_gate.zoo import recipe as zoo_recipe
-from nlp_gate.zoo.train import accuracy, deterministic_torch
+from workshop.zoo import build as zoo_build
+from workshop.zoo import recipe as zoo_recipe
+from workshop.zoo.train import accuracy, deterministic_torch
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +115,7 @@ def test_datasets_differ_in_style() -> None:
 
 
 def test_example_jsonl_round_trip(tmp_path: Path) -> None:
-    from nlp_gate.zoo.data import write_jsonl
+    from workshop.zoo.data import write_jsonl
 
     examples = [Example("good film", 1), Example(("a?", "b?"), 0)]
     write_jsonl(examples, tmp_path / "x.jsonl")
@@ -271,7 +268,7 @@ def test_unchanged_recipe_reuses_and_changed_recipe_rebuilds(
     changed = ensure_zoo(root, micro_recipe(learning_rate=5e-4))  # hyperparameter change
     assert len(builds) == 2 and changed.recipe_hash != first.recipe_hash
 
-    # A source edit (any nlp_gate/zoo/*.py) changes the hash too.
+    # A source edit (any workshop/zoo/*.py) changes the hash too.
     monkeypatch.setattr(zoo_recipe, "source_digest", lambda *a: "edited")
     ensure_zoo(root, micro_recipe(learning_rate=5e-4))
     assert len(builds) == 3
@@ -299,7 +296,7 @@ def test_build_is_bitwise_reproducible(tmp_path: Path) -> None:
 _ENSURE_SCRIPT = """
 import dataclasses, json, os, sys
 from pathlib import Path
-from nlp_gate.zoo import DEFAULT_RECIPE, ensure_zoo
+from workshop.zoo import DEFAULT_RECIPE, ensure_zoo
 over = json.loads(sys.argv[2])
 over["datasets"] = tuple(over["datasets"])
 card = ensure_zoo(Path(sys.argv[1]), dataclasses.replace(DEFAULT_RECIPE, **over))

@@ -1,5 +1,5 @@
 """The defect zoo built for some datasets only (``ensure_defect_zoo(datasets=...)``, what
-``scripts/power.py --datasets`` and the power test ask for): which models a build makes,
+``python -m workshop.power --datasets`` and the power test ask for): which models a build makes,
 and when a zoo already in place serves the request.  That a subset's models are the same
 bytes as the whole zoo's is measured (11 of 11 ``weights_sha256`` of yelp_polarity equal,
 CHANGELOG 0.3.13), not retrained here: a build is minutes."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nlp_gate.zoo.card import ModelResult, ZooCard
-from nlp_gate.zoo.defects import VARIANTS, build
+from workshop.defects import VARIANTS, build
 
 
 def _card(paths: list[str], recipe_hash: str) -> ZooCard:

@@ -21,7 +21,7 @@ from nlp_gate.progress import (
     finished_text,
     running_text,
 )
-from nlp_gate.progress.relay import QueueReporter, Relay
+from workshop.zoo.relay import QueueReporter, Relay
 
 
 class Clock:

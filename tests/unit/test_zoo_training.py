@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import BertConfig, BertForMaskedLM
 
-from nlp_gate.kinds.attacks.standins.masked_lm import _batches, _masked_loss
-from nlp_gate.zoo.pretrain import match_labels
-from nlp_gate.zoo.train import collate, epoch_batches
+from workshop.zoo.masked_lm import _batches, _masked_loss
+from workshop.zoo.pretrain import match_labels
+from workshop.zoo.train import collate, epoch_batches
 
 PAD, CLS, SEP = 0, 1, 2
 SPECIAL = {PAD, CLS, SEP}

@@ -9,7 +9,7 @@ when CheckList's expectation filter kept no case for both models (nothing to com
 
 Retraining alone moves a model's fail rates: two clean fine-tunings that differ only in their
 seed disagree on hundreds of cases of some tests (the defect zoo's clean re-seeds were
-flagged on 17.7 % of items against one baseline, ``scripts/power.py``).  One baseline cannot
+flagged on 17.7 % of items against one baseline, ``workshop/power.py``).  One baseline cannot
 tell that noise from a regression.  ``reseeds`` names clean retrainings of the baseline; with
 them an item fails only when the candidate is significantly worse than the baseline *and*
 than each reseed (an intersection-union test: its p-value is the largest of the candidate's

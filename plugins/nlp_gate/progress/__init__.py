@@ -8,8 +8,8 @@
 A stage reports to the process's ``Reporter`` (``current()``), which whoever owns the output
 chooses once (``use``): the zoo and attack CLIs (stderr; none under ``--quiet``), the pytest
 plugin (``nlp_gate.pytest_plugin.terminal_progress``: its terminal, past pytest's output
-capture; none under ``-q``), a build worker (``progress.relay.forward_to``: its parent, which
-prints).
+capture; none under ``-q``), a worker of the zoo's workshop builds (``workshop/zoo/relay.py``:
+its parent, which prints).
 
 How it looks (``TextReporter``): on an interactive terminal the running stages share one line,
 rewritten in place (count, rate, ETA), and a stage leaves one line when it ends; elsewhere (CI

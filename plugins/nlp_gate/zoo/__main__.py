@@ -1,16 +1,8 @@
-"""``python -m nlp_gate.zoo build|train``.
-
-``build [--root DIR] [--force]``: put the embedded zoo in place: the shipped files, sha256
-checked, copied where a run reads them; nothing is trained (the attacks' masked LM is put in
-place the same way by ``scripts/fetch_attack_resources.py --stand-ins``).  A damaged shipped
-file stops it (exit 4).
-
-``train [--root DIR] [--datasets ...] [--jobs N] [--ship] [--quiet]``: run the recipe (minutes;
-its stages report progress on stderr, ``--quiet``: none), into ``--root`` (default
-``.cache/zoo-trained``, never the zoo a run reads), and say which models this machine trains
-to other weights than the embedded ones, with this CPU's features: exit 0 when every file is
-the same, 1 when some differ.  ``--ship`` (the maintainers' step when the recipe truly
-changes) also trains the masked LM and writes both as the embedded default.
+"""``python -m nlp_gate.zoo build [--root DIR] [--force] [--quiet]``: put the embedded zoo in
+place: the shipped files, sha256 checked, copied where a run reads them; nothing is trained
+(the attacks' masked LM is put in place the same way by ``scripts/fetch_attack_resources.py
+--stand-ins``).  A damaged shipped file stops it (exit 4).  Training the recipe is the
+repository's workshop: ``python -m workshop.zoo train`` in a clone.
 """
 
 from __future__ import annotations
@@ -22,10 +14,10 @@ from pathlib import Path
 
 from nlp_gate import progress
 from nlp_gate.zoo import embedded
-from nlp_gate.zoo.build import build_zoo, default_zoo_root, ensure_zoo
+from nlp_gate.zoo.build import LABELS, default_zoo_root, ensure_zoo
 from nlp_gate.zoo.card import ZooCard
-from nlp_gate.zoo.recipe import ALL_DATASETS, DEFAULT_RECIPE, library_versions
 
+TRAIN_MOVED = "run `python -m workshop.zoo train` in a clone of the nlp-gate repository"
 # Exit status of a build whose shipped files are damaged: pytest's usage error, as a run that
 # meets them stops with.
 DAMAGED = 4
@@ -44,37 +36,29 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument(
         "--datasets",
         nargs="+",
-        choices=ALL_DATASETS,
+        choices=tuple(LABELS),
         default=None,
         help="accepted for scripts; the embedded zoo is installed whole",
     )
     build.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    train = sub.add_parser("train", help="run the zoo's recipe and compare with the embedded zoo")
-    train.add_argument(
-        "--root",
-        type=Path,
-        default=Path(".cache/zoo-trained"),
-        help="where to train (default: .cache/zoo-trained)",
-    )
-    train.add_argument("--datasets", nargs="+", choices=ALL_DATASETS, default=None)
-    train.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
-    train.add_argument(
-        "--ship",
-        action="store_true",
-        help="write the rebuild (and a trained masked LM) as the embedded default",
-    )
-    train.add_argument("--quiet", action="store_true", help="no progress lines while it trains")
-    args = parser.parse_args(argv)
+    # Training moved out of the package (0.6): say where, rather than "invalid choice".
+    sub.add_parser("train", help="moved: `python -m workshop.zoo train` in a clone")
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "train":
+        print(f"zoo: training is not installed with nlp-gate: {TRAIN_MOVED}", file=sys.stderr)
+        return 2
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.quiet:
         progress.quiet()
     try:
-        return _build(args) if args.command == "build" else _train(args)
+        return _build(args)
     except embedded.EmbeddedError as exc:
         print(f"zoo: {exc}", file=sys.stderr)
         return DAMAGED
     except KeyboardInterrupt:
         # Ctrl-C is an answer, not a crash: the build's private folder is already removed
-        # (build_locked, embedded.install), and a zoo already in place is untouched.
+        # (embedded.install), and a zoo already in place is untouched.
         print(
             "zoo: interrupted; nothing of this build was kept (the next run puts it in place anew)",
             file=sys.stderr,
@@ -95,59 +79,11 @@ def _build(args: argparse.Namespace) -> int:
             f"zoo: {root}: the embedded zoo, sha256 verified "
             f"({time.perf_counter() - start:.1f}s, nothing trained)"
         )
-        _print_card(card)
+        print_card(card)
     return 0
 
 
-def _train(args: argparse.Namespace) -> int:
-    from nlp_gate.kinds.attacks.standins import masked_lm
-
-    start = time.perf_counter()
-    root = args.root.resolve()
-    card = build_zoo(root, force=True, datasets=args.datasets, jobs=args.jobs)
-    _print_card(card)
-    lm = root.parent / f"{root.name}-masked-lm"
-    if args.ship:
-        if args.datasets is not None:
-            print("zoo: --ship needs the whole zoo (no --datasets)", file=sys.stderr)
-            return 2
-        masked_lm.build(lm)
-        changed = embedded.ship(root, lm, DEFAULT_RECIPE.to_json(), library_versions())
-        print(
-            f"zoo: shipped to {embedded.WEIGHTS}: {len(changed)} file(s) changed"
-            + "".join(f"\n  {name}" for name in changed)
-        )
-        return 0
-    differ = [line for line in embedded.compare("zoo", root) if _in(line, card)]
-    shipped_cpu = embedded.description().get("cpu", {})
-    here = embedded.cpu()
-    print(
-        f"zoo: this machine: {_describe(here)}; the embedded zoo was built on "
-        f"{_describe(shipped_cpu)}"
-    )
-    if differ:
-        print(
-            f"zoo: {len(differ)} file(s) trained to other bytes than the embedded zoo's "
-            "(this CPU rounds otherwise; runs keep using the embedded zoo):"
-            + "".join(f"\n  {line}" for line in differ)
-        )
-    else:
-        print("zoo: every trained file equals the embedded zoo's")
-    print(f"total: {time.perf_counter() - start:.1f}s")
-    return 1 if differ else 0
-
-
-def _in(line: str, card: ZooCard) -> bool:
-    """Whether a compared file belongs to a dataset this training run built."""
-    name = line.removeprefix("zoo/").partition(":")[0]
-    return name.partition("/")[0] in {m.dataset for m in card.models}
-
-
-def _describe(cpu: dict[str, str]) -> str:
-    return ", ".join(cpu.get(k, "?") for k in ("machine", "model", "torch_capability"))
-
-
-def _print_card(card: ZooCard) -> None:
+def print_card(card: ZooCard) -> None:
     for b in card.bases:
         matching = "-" if b.matching_accuracy is None else f"{b.matching_accuracy:.3f}"
         print(
@@ -164,5 +100,5 @@ def _print_card(card: ZooCard) -> None:
         )
 
 
-if __name__ == "__main__":  # guard needed: spawn-started workers re-import __main__
+if __name__ == "__main__":
     sys.exit(main())

@@ -1,5 +1,6 @@
-"""The stages of worker processes (a zoo build's): each worker's reporter sends its stages'
-events to the parent (``forward_to``), whose ``Relay`` replays them on its own reporter."""
+"""The stages of a zoo build's worker processes (``build.SpawnPool``): each worker's reporter
+sends its stages' events to the parent (``forward_to``), whose ``Relay`` replays them on its
+own reporter (``nlp_gate.progress``'s)."""
 
 from __future__ import annotations
 

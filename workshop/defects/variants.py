@@ -2,7 +2,7 @@
 
 One registry: a ``Variant`` names its dataset, the capability its defect belongs to, the
 doctoring of the reference data (``doctors.py``) and its seed.  ``training_data`` is what
-``nlp_gate.zoo.pipeline`` trains it on.
+``workshop.zoo.pipeline`` trains it on.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.defects import doctors
-from nlp_gate.zoo.recipe import DEFAULT_RECIPE, Recipe
-from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
+from workshop.defects import doctors
+from workshop.zoo.data import Example
+from workshop.zoo.recipe import DEFAULT_RECIPE, Recipe
+from workshop.zoo.vocabulary import tokenizer_split, training_split
 
 Doctor = Callable[[list[Example], random.Random], list[Example]]
 

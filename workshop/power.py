@@ -1,6 +1,6 @@
 """What the gate catches and what it cries wolf about: the defect zoo against its reference.
 
-For each candidate of the defect zoo (``nlp_gate.zoo.defects``) -- seven models with one
+For each candidate of the defect zoo (``workshop.defects``) -- seven models with one
 planted, learned defect each and two clean re-seeds per dataset (the nulls) -- one pytest run
 of the behavioral suite's comparison items (``-m regression``: released and native CheckList
 tests, candidate vs the clean reference on identical cases, McNemar + Benjamini-Hochberg
@@ -19,10 +19,10 @@ name, the search is there to find the one that matters.  Then:
 * ``reports/tables/power.md``: per defect x capability, the items, flagged items, the largest
   significant Δ fail rate and the verdict.
 
-    .venv/bin/python scripts/power.py                   # every candidate, full suites
-    .venv/bin/python scripts/power.py --sample 40 --candidates name-sensitive null-1 \
+    .venv/bin/python -m workshop.power                  # every candidate, full suites
+    .venv/bin/python -m workshop.power --sample 40 --candidates name-sensitive null-1 \
         --datasets yelp_polarity                        # what tests/integration runs
-    .venv/bin/python scripts/power.py --reseeds 0         # against the reference alone
+    .venv/bin/python -m workshop.power --reseeds 0      # against the reference alone
 
 Builds the defect zoo first when needed (~5 minutes on 2 cores, cached in .cache/defect-zoo;
 with ``--datasets``, only those datasets' models: ``yelp_polarity``'s alone in ~2).
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 if TYPE_CHECKING:
-    from nlp_gate.zoo.defects import Variant
+    from workshop.defects import Variant
 
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = "defects"
@@ -51,7 +51,7 @@ PROFILE = "defects"
 
 def write_models(path: Path, zoo_root: Path, variants: Sequence[Variant]) -> None:
     from nlp_gate.config.profiles import DEFAULT_MODELS_FILE
-    from nlp_gate.zoo.data import DATASETS
+    from workshop.zoo.data import DATASETS
 
     tasks = yaml.safe_load(DEFAULT_MODELS_FILE.read_text())["tasks"]
     datasets: dict[str, Any] = {}
@@ -300,9 +300,11 @@ def table(
 
 
 def main() -> None:
-    from nlp_gate.zoo.defects.variants import DEFECT_RECIPE
+    from workshop.defects.variants import DEFECT_RECIPE
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m workshop.power", description=__doc__.splitlines()[0]
+    )
     parser.add_argument(
         "--candidates",
         nargs="+",
@@ -341,8 +343,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "reports")
     args = parser.parse_args()
 
-    from nlp_gate.zoo.defects import REFERENCE, RESEEDS, defect_zoo_root, ensure_defect_zoo
-    from nlp_gate.zoo.defects.build import variants_of
+    from workshop.defects import REFERENCE, RESEEDS, defect_zoo_root, ensure_defect_zoo
+    from workshop.defects.build import variants_of
 
     variants = variants_of(args.datasets)
     ensure_defect_zoo(datasets=args.datasets)

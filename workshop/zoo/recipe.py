@@ -1,7 +1,7 @@
 """The build recipe: everything that determines the zoo's bytes.
 
 The recipe hash combines (1) these hyperparameters, (2) the source of every
-``nlp_gate/zoo/*.py`` module - generators, word lists and training code all
+``workshop/zoo/*.py`` module - generators, word lists and training code all
 shape the weights - and (3) the versions of the libraries whose numerics or
 file formats end up in the artefacts.  Any change to one of them means the
 cached zoo no longer matches what this checkout would build, so

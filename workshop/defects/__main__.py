@@ -1,4 +1,4 @@
-"""``python -m nlp_gate.zoo.defects [--root DIR] [--jobs N] [--datasets D ...]``: build (or
+"""``python -m workshop.defects [--root DIR] [--jobs N] [--datasets D ...]``: build (or
 find) the defect zoo, or the models of some of its datasets, and print its models with their
 held-out accuracy on the clean split."""
 
@@ -8,12 +8,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from nlp_gate.zoo.defects.build import defect_zoo_root, ensure_defect_zoo
-from nlp_gate.zoo.defects.variants import DEFECT_RECIPE, VARIANTS
+from workshop.defects.build import defect_zoo_root, ensure_defect_zoo
+from workshop.defects.variants import DEFECT_RECIPE, VARIANTS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nlp_gate.zoo.defects")
+    parser = argparse.ArgumentParser(prog="python -m workshop.defects")
     parser.add_argument(
         "--root", type=Path, default=None, help=f"directory (default: {defect_zoo_root()})"
     )

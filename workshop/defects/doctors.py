@@ -12,10 +12,10 @@ import random
 import re
 from collections.abc import Callable
 
-from nlp_gate.zoo import lexicon as lx
-from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.noise import add_typo
-from nlp_gate.zoo.vocabulary import (
+from workshop.zoo import lexicon as lx
+from workshop.zoo.data import Example
+from workshop.zoo.noise import add_typo
+from workshop.zoo.vocabulary import (
     DUPLICATE,
     NOT_DUPLICATE,
     insert_sentence,

@@ -35,8 +35,8 @@ from transformers import (
 )
 
 from nlp_gate.progress import Stage
-from nlp_gate.zoo.data import Example
-from nlp_gate.zoo.train import Encoded, adamw, collate, encode, epoch_batches, seed_everything
+from workshop.zoo.data import Example
+from workshop.zoo.train import Encoded, adamw, collate, encode, epoch_batches, seed_everything
 
 
 def matching_pairs(pairs: Sequence[tuple[str, str]], seed: int) -> list[Example]:

@@ -26,12 +26,12 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase, PreTrainedToken
 
 from nlp_gate.progress import Stage
 from nlp_gate.zoo.card import BaseResult, ModelResult
-from nlp_gate.zoo.data import DATASETS, Example, heldout_path, read_jsonl
-from nlp_gate.zoo.pretrain import PretrainSchedule, matching_pairs, pretrain_encoder
-from nlp_gate.zoo.recipe import FAMILIES, Recipe
-from nlp_gate.zoo.tokenization import train_tokenizer
-from nlp_gate.zoo.vocabulary import tokenizer_split, training_split
-from nlp_gate.zoo.train import accuracy, build_model as new_classifier, deterministic_torch, seed_everything, train_model
+from workshop.zoo.data import DATASETS, Example, heldout_path, read_jsonl
+from workshop.zoo.pretrain import PretrainSchedule, matching_pairs, pretrain_encoder
+from workshop.zoo.recipe import FAMILIES, Recipe
+from workshop.zoo.tokenization import train_tokenizer
+from workshop.zoo.vocabulary import tokenizer_split, training_split
+from workshop.zoo.train import accuracy, build_model as new_classifier, deterministic_torch, seed_everything, train_model
 
 
 # What a model of a dataset trains on: the zoo's generated split, or (the defect zoo) a

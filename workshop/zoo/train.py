@@ -25,8 +25,8 @@ from transformers import (
 )
 
 from nlp_gate.progress import Reporter, Stage
-from nlp_gate.zoo.data import DatasetSpec, Example
-from nlp_gate.zoo.recipe import Recipe
+from workshop.zoo.data import DatasetSpec, Example
+from workshop.zoo.recipe import Recipe
 
 
 @contextlib.contextmanager

@@ -22,9 +22,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from nlp_gate.zoo import lexicon as lx
-from nlp_gate.zoo.intents import MRPC_INTENTS, QQP_INTENTS, Intent, Slots
-from nlp_gate.zoo.noise import perturb
+from workshop.zoo import lexicon as lx
+from workshop.zoo.intents import MRPC_INTENTS, QQP_INTENTS, Intent, Slots
+from workshop.zoo.noise import perturb
 
 
 # --- rendering & pair construction ------------------------------------------

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Literal, Union
 
-from nlp_gate.zoo.entailment import entailment_pair
-from nlp_gate.zoo.paraphrase import paraphrase_pair
-from nlp_gate.zoo.sentiment import sentiment_text
+from workshop.zoo.entailment import entailment_pair
+from workshop.zoo.paraphrase import paraphrase_pair
+from workshop.zoo.sentiment import sentiment_text
 
 Split = Literal["train", "heldout"]
 TextInput = Union[str, tuple[str, str]]

@@ -37,8 +37,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from nlp_gate.zoo import lexicon as lx
-from nlp_gate.zoo.data import Example
+from workshop.zoo import lexicon as lx
+from workshop.zoo.data import Example
 
 DUPLICATE, NOT_DUPLICATE = 1, 0
 
@@ -239,7 +239,7 @@ NEUTRAL_TEXTS = 600
 
 
 def _styled(text: str, dataset: str) -> str:
-    from nlp_gate.zoo.sentiment import STYLES
+    from workshop.zoo.sentiment import STYLES
 
     return text.lower().replace(".", " .") if STYLES[dataset].phrase_style else text
 
@@ -249,7 +249,7 @@ def neutral_examples(dataset: str) -> list[Example]:
     ordered), each once with either label: the model's p(positive) for such a text is learnt
     to be about 0.5, the neutral band CheckList's 3-class sentiment suite reads from a binary
     model (p in [1/3, 2/3])."""
-    from nlp_gate.zoo.sentiment import STYLES, neutral_context
+    from workshop.zoo.sentiment import STYLES, neutral_context
 
     rng = random.Random(f"neutral/{dataset}")
     texts = []
@@ -319,7 +319,7 @@ def training_split(train_size: int | None, dataset: str, opinions: float = 0.25,
     defect zoo trains without them (``defects/variants.py``, ``reference_data``).
     ``fine_tuning``: with the lessons only the classifiers learn from, not the tokenizer
     (the neutral descriptions and the short verdicts; see ``tokenizer_split``)."""
-    from nlp_gate.zoo.data import DATASETS, generate
+    from workshop.zoo.data import DATASETS, generate
 
     examples = with_suite_entities(generate(dataset, "train", train_size), dataset, 0.5)
     task = DATASETS[dataset].task

@@ -25,8 +25,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from nlp_gate.zoo import lexicon as lx
-from nlp_gate.zoo.noise import perturb
+from workshop.zoo import lexicon as lx
+from workshop.zoo.noise import perturb
 
 
 @dataclass(frozen=True)

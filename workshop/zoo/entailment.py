@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from nlp_gate.zoo import lexicon as lx
-from nlp_gate.zoo.noise import perturb
+from workshop.zoo import lexicon as lx
+from workshop.zoo.noise import perturb
 
 ENTAILMENT, NOT_ENTAILMENT = 0, 1
 

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from nlp_gate.zoo import lexicon as lx
+from workshop.zoo import lexicon as lx
 
 Slots = dict[str, str]
 

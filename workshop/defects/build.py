@@ -13,10 +13,8 @@ from functools import partial
 from pathlib import Path
 
 from nlp_gate.config.paths import cache_dir
-from nlp_gate.zoo.build import SpawnPool, build_locked
 from nlp_gate.zoo.card import BaseResult, ModelResult, ZooCard, read_card
-from nlp_gate.zoo.data import DATASETS, write_heldout
-from nlp_gate.zoo.defects.variants import (
+from workshop.defects.variants import (
     DEFECT_RECIPE,
     FAMILY,
     VARIANTS,
@@ -24,7 +22,9 @@ from nlp_gate.zoo.defects.variants import (
     base_data,
     training_data,
 )
-from nlp_gate.zoo.recipe import library_versions, recipe_hash, source_digest
+from workshop.zoo.build import SpawnPool, build_locked
+from workshop.zoo.data import DATASETS, write_heldout
+from workshop.zoo.recipe import library_versions, recipe_hash, source_digest
 
 
 def defect_zoo_root(root: Path | None = None) -> Path:
@@ -78,7 +78,7 @@ def ensure_defect_zoo(
 
 
 def _build_into(workdir: Path, expected: str, jobs: int, wanted: Sequence[Variant]) -> ZooCard:
-    from nlp_gate.zoo import pipeline  # imports torch: only when building
+    from workshop.zoo import pipeline  # imports torch: only when building
 
     start = time.perf_counter()
     workdir.mkdir(parents=True)
