@@ -17,7 +17,7 @@ import pytest
 
 from nlp_gate.native import SearchSpace, behavioral_test
 from nlp_gate.native.definition import NativeTestError
-from nlp_gate.native.search import SearchSpaceError
+from nlp_gate.native.search_space import SearchSpaceError
 
 
 @pytest.mark.parametrize(

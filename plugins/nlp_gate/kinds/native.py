@@ -31,7 +31,7 @@ from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of
-from nlp_gate.native.search import SearchSpace
+from nlp_gate.native.search_space import SearchSpace
 from nlp_gate.suites import RELEASE_SUITES
 from nlp_gate.suites.catalog import TestInfo
 

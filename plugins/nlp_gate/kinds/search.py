@@ -15,7 +15,7 @@ test's type with the test's own expectation, run through the CheckList harness's
 path (``run_test``) with the test's own ``predict_fn``, both reached through the native
 kind's ``CheckListTests``.  Hypothesis
 searches, shrinks and keeps the counterexample in its example database under
-``<cache>/hypothesis/`` (``nlp_gate.native.search``), so the next run replays it first.
+``<cache>/hypothesis/`` (``nlp_gate.native.search_space``), so the next run replays it first.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from nlp_gate.kinds.checklist.run import run_test
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.kinds.search_report import REPORT
 from nlp_gate.native.definition import NativeTestError
-from nlp_gate.native.search import Candidate, SearchSpace, SearchSpaceError, search
+from nlp_gate.native.search_space import Candidate, SearchSpace, SearchSpaceError, search
 from nlp_gate.records import ModelRecordHead, model_head
 from nlp_gate.suites.catalog import TestInfo
 

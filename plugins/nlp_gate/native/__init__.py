@@ -29,7 +29,7 @@ from typing import Any
 
 from nlp_gate.native.definition import NativeTest, behavioral_test
 from nlp_gate.native.lazy import Lazy, LazyEditor
-from nlp_gate.native.search import SearchSpace
+from nlp_gate.native.search_space import SearchSpace
 
 __all__ = [
     "DIR",

@@ -15,7 +15,7 @@ import numpy as np
 
 from nlp_gate.checklist_viewer import load_checklist
 from nlp_gate.native.cases import NativeTestError, read_cases
-from nlp_gate.native.search import SearchSpace
+from nlp_gate.native.search_space import SearchSpace
 
 __all__ = ["NativeTest", "NativeTestError", "behavioral_test", "definition_of"]
 

@@ -31,7 +31,7 @@ CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup
 FIXING_OPTIONS = ("--rootdir", "-c", "--config-file", "--inifile")
 
 
-def check(config: pytest.Config) -> None:
+def validate(config: pytest.Config) -> None:
     """Stop the run (a usage error) if an ``--nlp-*`` path value moved the rootdir."""
     if hasattr(config, "workerinput"):  # a worker's arguments come from the controller
         return

@@ -67,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     # First: a path value that moved the rootdir would have every default below read (and
     # the reports written) in the wrong folder.
-    path_values.check(config)
+    path_values.validate(config)
     # CheckList's viewer (imported with its Editor and test types) uses a deprecated IPython
     # import: noise in every run that builds native tests, nothing a user can act on.
     config.addinivalue_line(

@@ -40,7 +40,7 @@ def _load(folder: Path) -> dict[str, Any]:
     return data
 
 
-def check_shards(runs: dict[Path, dict[str, Any]]) -> list[str]:
+def shard_problems(runs: dict[Path, dict[str, Any]]) -> list[str]:
     """The shard labels, in order; raises when they are not one complete split of one run."""
     labels = {folder: results["run"].get("shard") for folder, results in runs.items()}
     if None in labels.values():
@@ -77,7 +77,7 @@ def merged_results(
     runs: dict[Path, dict[str, Any]],
 ) -> tuple[ResultStore, dict[str, Any], bool, int]:
     """(records by section, the run block, interrupted, exit status) of the whole run."""
-    shards = check_shards(runs)
+    shards = shard_problems(runs)
     store = ResultStore()
     sections = {s for r in runs.values() for s, v in r.items() if isinstance(v, list)}
     parts = {part.key: part for part in report_parts()}

@@ -28,7 +28,7 @@ from nlp_gate.kinds.checklist.marks import (
 from nlp_gate.kinds.checklist.report import REPORT
 from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
-from nlp_gate.native.search import SearchSpace
+from nlp_gate.native.search_space import SearchSpace
 from nlp_gate.suites import SuiteUnavailable, default_search_dirs
 from nlp_gate.suites.catalog import SuiteCatalog, TestInfo
 
