@@ -12,14 +12,12 @@ records (handed from xdist workers to the controller) -> reports.
 from __future__ import annotations
 
 from argparse import Namespace
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from nlp_gate import extras
+from nlp_gate import sources
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.endpoint_url import is_endpoint_source
 from nlp_gate.config.profiles import (
     CLI_PROFILE,
     ModelSpec,
@@ -27,13 +25,9 @@ from nlp_gate.config.profiles import (
     cli_profile,
     load_profile,
 )
-from nlp_gate.config.registry_uri import is_registry_source
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
 from nlp_gate.engine.batching import Encodings
-from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
-from nlp_gate.engine.endpoint import Endpoint, load_endpoint_classifier, preflight_endpoint
-from nlp_gate.engine.function_model import load_function_classifier, preflight_function
-from nlp_gate.engine.loading import load_classifier, worker_index, zoo_location
+from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.onnx_backend import check_backend
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.engine.rows import InputIndex
@@ -47,6 +41,8 @@ from nlp_gate.settings import Options
 from nlp_gate.shard import weights_size
 
 __all__ = ["RunState"]
+
+T = TypeVar("T")
 
 
 class RunState:
@@ -71,9 +67,8 @@ class RunState:
         self.configuration_problem: str | None = None
         # Found while parametrizing, reported together once collection ends (no xdist).
         self.collection_problems: list[str] = []
-        # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
-        self.trusted_registry_code = tuple(getattr(option, "nlp_trust_registry_code", ()))
-        self.endpoint_timeout = float(getattr(option, "nlp_endpoint_timeout", 30))
+        # What the model sources keep for the process (``kept``): MLflow's resolved URIs.
+        self._kept: dict[str, Any] = {}
 
     def kind(self, name: str) -> ItemKind[Any]:
         """The run's instance of the registered kind ``name``, as the interface: how kinds
@@ -84,7 +79,7 @@ class RunState:
     @cached_property
     def profile(self) -> Profile:
         if self.options.cli_models:  # the one-line start: no models file needed
-            return cli_profile(self.options.cli_models, self.label_names, self.options.models_file)
+            return cli_profile(self.options.cli_models, self.options.models_file, self)
         return load_profile(self.options.profile, self.options.models_file)
 
     @cached_property
@@ -105,8 +100,6 @@ class RunState:
         one error."""
         self.validate_backend()
         mlflow_log.refusal(self.options.mlflow_log)
-        if any(m.is_zoo for m in self.profile.models):
-            self.ensure_zoo()  # here, on the controller: a damaged zoo stops the run at start
         requested = set(requested)
         for kind in self.kinds.values():
             kind.cases()
@@ -115,19 +108,7 @@ class RunState:
             if problem is not None:
                 raise problem
         problems = [
-            p
-            for m in self.profile.models
-            if not m.is_zoo
-            for p in [
-                preflight_function(m, self.function_search)
-                if m.function
-                else self.registry.preflight(m)
-                if is_registry_source(m.source)
-                else preflight_endpoint(m, self.endpoint_timeout)
-                if is_endpoint_source(m.source)
-                else preflight(m, self.location(m))
-            ]
-            if p
+            p for m in self.profile.models for p in [sources.source_of(m).preflight(m, self)] if p
         ]
         if problems:
             # Name what the user gave: the packaged models file only lends --nlp-model its tasks.
@@ -162,18 +143,15 @@ class RunState:
             load.backend,
             load.device,
             load.dtype,
-            checkpoints=any(not m.function for m in self.profile.models),
+            checkpoints=any(sources.source_of(m).uses_backend for m in self.profile.models),
         )
 
-    @property
-    def function_search(self) -> tuple[Path, ...]:
-        """Where a ``module:function`` model not installed as a package is imported from: the
-        rootdir (a module beside ``pytest.ini``), then the folder of the user's models file
-        (the packaged one's folder is no place for a user's module)."""
-        models_file = self.options.models_file
-        return (self.options.rootdir,) + (
-            (models_file.resolve().parent,) if models_file is not None else ()
-        )
+    def kept(self, name: str, make: Callable[[], T]) -> T:
+        """What a model source keeps for this process under ``name`` (``SourceContext``)."""
+        if name not in self._kept:
+            self._kept[name] = make()
+        kept: T = self._kept[name]
+        return kept
 
     def validate_collected(self) -> None:
         """After collection: what only the collected tests tell (native tests' names)."""
@@ -199,33 +177,10 @@ class RunState:
     # -- models ---------------------------------------------------------------------------
     def load_models(self, specs: Iterable[ModelSpec]) -> dict[str, Classifier]:
         specs = list(dict.fromkeys(specs))
-        if any(s.is_zoo for s in specs):
-            self.ensure_zoo()
         for s in specs:
             if s.key not in self.classifiers and s.key not in self.load_failures:
                 try:
-                    self.classifiers[s.key] = (
-                        load_function_classifier(
-                            s, self.options.load, self.function_search, self.inputs
-                        )
-                        if s.function
-                        else self.registry.load(
-                            s, self.options.load, worker_index(), self.encodings, self.inputs
-                        )
-                        if is_registry_source(s.source)
-                        else load_endpoint_classifier(
-                            s, self.options.load, self.endpoint_timeout, self.inputs
-                        )
-                        if is_endpoint_source(s.source)
-                        else load_classifier(
-                            s,
-                            self.location(s),
-                            self.options.load,
-                            worker_index(),
-                            self.encodings,
-                            self.inputs,
-                        )
-                    )
+                    self.classifiers[s.key] = sources.source_of(s).load(s, self)
                 except ModelLoadError as exc:
                     self.load_failures[s.key] = exc
         return self.classifiers
@@ -256,38 +211,8 @@ class RunState:
         return self._eval_sets[key]
 
     def location(self, spec: ModelSpec) -> str:
-        if is_registry_source(spec.source):
-            # Its download once resolved; before that (a run refused at start, whose report
-            # names it) the URI: a report never resolves it, nor needs [mlflow] for it.
-            resolved = self.registry.resolved(spec.source)
-            return resolved.location if resolved is not None else spec.source
-        if is_endpoint_source(spec.source):  # never loaded from disk: its URL, as shown
-            return Endpoint(spec.source).shown
-        return zoo_location(self.options.zoo_dir, spec) if spec.is_zoo else spec.source
-
-    @cached_property
-    def registry(self) -> Any:
-        """The run's MLflow model URIs, each resolved once (``engine.mlflow_source``; imported
-        here only when a model names one: it needs the [mlflow] extra)."""
-        from nlp_gate.engine.mlflow_source import Registry
-
-        return Registry(self.options.cache_dir, self.trusted_registry_code)
-
-    def label_names(self, source: str) -> list[str] | None:
-        """A ``--nlp-model`` checkpoint's label names; a registry URI's once resolved (its
-        [mlflow] extra asked for first: resolving needs it)."""
-        if not is_registry_source(source):
-            return checkpoint_label_names(source)
-        extras.require(
-            [extras.Need(extras.MLFLOW, f"model source {source} is an MLflow model URI")]
-        )
-        names: list[str] | None = self.registry.label_names(source)
-        if names is None:
-            raise ConfigurationError(
-                f"--nlp-model: {source} is an MLflow pyfunc model, whose outputs only you can "
-                f"name: give its labels in output order, --nlp-model 'TASK[label,...]={source}'"
-            )
-        return names
+        """Where the model is (its source's ``location``): the header, records, sharding."""
+        return sources.source_of(spec).location(spec, self)
 
     def drift_note(self, spec: ModelSpec) -> str:
         """What to append to a gate miss of a drifted zoo model (``report.zoo_drift``)."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict

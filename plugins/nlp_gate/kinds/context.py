@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import Profile
+    from nlp_gate.config.specs import Profile
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import Verdict
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.config.thresholds import raise_problems
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, Case, ItemKind, Labels, Models, OneModel, Verdict

@@ -19,7 +19,7 @@ from typing import cast
 
 import pytest
 
-from nlp_gate import extras
+from nlp_gate import extras, sources
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds.base import Case
 from nlp_gate.pytest_plugin import marks
@@ -293,7 +293,7 @@ def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
         ]
     return extras.refusal(
         [
-            *extras.item_needs(selected, run.options.data_dir, run.options.load.backend),
+            *sources.item_needs(selected, run.options.data_dir, run.options.load.backend),
             *dict.fromkeys(unmade),
         ]
     )

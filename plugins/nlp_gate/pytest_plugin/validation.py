@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate import extras
+from nlp_gate import extras, sources
 from nlp_gate.config import ConfigurationError
 from nlp_gate.pytest_plugin.run_end import end_run
 from nlp_gate.pytest_plugin.selection import case_of, requested_argnames, runs_behavioral_suite
@@ -34,10 +34,10 @@ def validate_at_start(session: pytest.Session) -> None:
         requested = requested_argnames(config, {k.argname for k in run.kinds.values()})
         # First what the run needs installed: [hf] for a checkpoint (the checks after it
         # would read its config with a library that may not be there), then for the items.
-        extras.require(extras.model_needs(run.profile.models, run.options.load.backend))
+        extras.require(sources.model_needs(run.profile.models, run.options.load.backend))
         if not narrows_selection(config):  # every requested item will be selected
             extras.require(
-                extras.item_needs(
+                sources.item_needs(
                     {k.name: k.cases() for k in run.kinds.values() if k.argname in requested},
                     run.options.data_dir,
                     run.options.load.backend,

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.registry_uri import is_registry_source
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.native.cases import cases_folder, unwritable_folder
 from nlp_gate.results import package_versions
+from nlp_gate.sources import source_of
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec
     from nlp_gate.run_state import RunState
 
 
@@ -52,7 +51,7 @@ def _run_metadata(state: RunState) -> dict[str, Any]:
                 "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
                 "labels": list(m.labels),
                 "location": state.location(m),
-                **_registry_record(state, m),
+                **source_of(m).record(m, state),
             }
             for m in state.profile.models
         ],
@@ -74,14 +73,6 @@ def _run_metadata(state: RunState) -> dict[str, Any]:
         }
     )
     return run
-
-
-def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
-    """results.json's ``registry``: what a registry URI resolved to in this state."""
-    if not is_registry_source(spec.source):
-        return {}
-    resolved = state.registry.resolved(spec.source)
-    return {"registry": resolved.record() if resolved is not None else None}
 
 
 def gates_applied(state: RunState) -> str:
@@ -117,9 +108,7 @@ def report_header(state: RunState) -> list[str]:
     for m in state.profile.models:
         rev = f"@{m.revision}" if m.revision else ""
         lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
-        resolved = state.registry.resolved(m.source) if is_registry_source(m.source) else None
-        if resolved is not None:  # what the alias named when this run resolved it
-            lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
+        lines += [f"nlp-gate:     {line}" for line in source_of(m).described(m, state)]
     cases = cases_folder(state.options.results)
     unwritable = unwritable_folder(cases)
     if unwritable is not None:  # said once here, not as an error of every native item

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec, Profile
+    from nlp_gate.config.specs import ModelSpec, Profile
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.settings import Options
 

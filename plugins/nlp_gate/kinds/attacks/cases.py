@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec, Profile
+from nlp_gate.config.specs import ModelSpec, Profile
 from nlp_gate.kinds.attacks.gates import AttackKey
 from nlp_gate.kinds.attacks.recipes import Recipe
 from nlp_gate.kinds.base import OneModel

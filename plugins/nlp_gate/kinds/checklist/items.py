@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.kinds.checklist.marks import suite_marks
