@@ -36,6 +36,7 @@ OVERRIDE_KEYS = ("dataset", "model")
 
 @dataclass(frozen=True, repr=False)
 class AccuracyCase(OneModel):
+    kind = "accuracy"  # the registered kind that runs it (not a field)
     position: int
     model: ModelSpec
 

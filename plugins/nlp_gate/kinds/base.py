@@ -2,7 +2,7 @@
 
 A kind turns the run's configuration into cases (one pytest item each), runs a case on the
 models it names and judges the result against its section of ``thresholds.yaml``.  The core
-(``nlp_gate.run_state``) does everything around that for every kind alike: options group,
+(``nlp_gate.run``) does everything around that for every kind alike: options group,
 markers, parametrization, start-up validation as a usage error, model loading, Allure
 labels, results.json records and their xdist hand-off, failing or skipping the item, the
 terminal summary.  Kinds are registered in one place: ``nlp_gate.kinds.KINDS``.

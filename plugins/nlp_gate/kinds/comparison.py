@@ -77,6 +77,8 @@ XDIST_GROUP = "nlp-comparison"
 class ComparisonCase:
     """One pytest item: a CheckList test on one dataset, candidate vs baseline."""
 
+    kind = "comparison"  # the registered kind that runs it (not a field)
+
     position: int
     info: TestInfo
     model: ModelSpec  # the candidate

@@ -48,6 +48,8 @@ COMPANIONS = ("comparison", "search")
 class NativeCase(OnModelTest):
     """One pytest item: a native test on one dataset's model (``info`` from its definition)."""
 
+    kind = "native"  # the registered kind that runs it (not a field)
+
     def marks(self) -> list[pytest.MarkDecorator]:
         # A model's items on one xdist worker, with its CheckList items: one load.
         return [
@@ -125,8 +127,9 @@ class NativeKind(ChecklistTestKind[NativeCase]):
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         """The test function's items: one per model of its task, then its comparisons, then
         (a declared search space) one search per model.  The comparison and search items are
-        those kinds' own (``cases_for_test``): the core runs each case by its type, so the
-        one test function serves all three without a second function per test."""
+        those kinds' own (``cases_for_test``): the core runs each case by the kind it names
+        (``kind``), so the one test function serves all three without a second function per
+        test."""
         definition = definition_of(function)
         if definition is None:
             raise NativeTestError(
@@ -234,7 +237,7 @@ class NativeKind(ChecklistTestKind[NativeCase]):
             except OSError:
                 # The case file is for review, not for the verdict: the test runs on its
                 # cases in memory.  The run's header says once that none is written
-                # (``RunState.report_header``), rather than every native item erroring.
+                # (``Run.report_header``), rather than every native item erroring.
                 pass
         return test
 

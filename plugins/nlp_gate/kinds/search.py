@@ -59,6 +59,8 @@ def _examples(text: str) -> int:
 class SearchCase(OneModel):
     """One pytest item: a native test's search space on one dataset's model."""
 
+    kind = "search"  # the registered kind that runs it (not a field)
+
     position: int
     info: TestInfo
     model: ModelSpec

@@ -21,7 +21,7 @@ import pytest
 
 from nlp_gate import records
 from nlp_gate.pytest_plugin.selection import case_of
-from nlp_gate.pytest_plugin.stash import nlp_session
+from nlp_gate.pytest_plugin.stash import nlp_run
 from nlp_gate.report.figures import figures, number
 
 STATUS = "nlp_gate.status"
@@ -37,12 +37,12 @@ def add_properties(item: pytest.Item, report: pytest.TestReport) -> None:
         return  # a setup that passed: its call says; a teardown that passed adds nothing
     if any(name == STATUS for name, _ in item.user_properties):
         return
-    run = nlp_session(item.config)
+    run = nlp_run(item.config)
     case = case_of(run, item)
     if case is None:
         return
-    section = run.kind_of(case).records
-    record = run.results.get(section, case.position)
+    section = run.kinds[case.kind].records
+    record = run.recorder.get(section, case.position)
     status = records.status(section, record) if record is not None else None
     if status is None:  # nothing judged: the report says what happened
         status = "skipped" if report.skipped else "errored" if report.failed else "passed"

@@ -15,6 +15,7 @@ from nlp_gate.kinds.base import OneModel
 
 @dataclass(frozen=True, repr=False)
 class AttackCase(OneModel):
+    kind = "attacks"  # the registered kind that runs it (not a field)
     position: int
     recipe: Recipe
     model: ModelSpec
