@@ -17,7 +17,7 @@ from nlp_gate.records import RecordHead, head
 from nlp_gate.stats import PairedCounts, benjamini_hochberg, mcnemar_exact, paired_difference
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec
+    from nlp_gate.config.specs import ModelSpec
     from nlp_gate.suites.catalog import TestInfo
 
 MAX_LISTED_CASES = 10

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.config.profiles import ModelSpec, Task
+from nlp_gate.config.specs import ModelSpec, Task
 from nlp_gate.engine.predictor import ModelInput
 
 MAX_EXAMPLES = 1000

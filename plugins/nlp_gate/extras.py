@@ -22,9 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.endpoint_url import PREFIXES as ENDPOINT_PREFIXES
-from nlp_gate.config.profiles import ModelSpec
-from nlp_gate.config.registry_uri import PREFIXES as REGISTRY_PREFIXES
 
 DISTRIBUTION = "nlp-gate"
 
@@ -114,54 +111,18 @@ def require(needs: Iterable[Need]) -> None:
         raise ConfigurationError(message)
 
 
-def model_needs(models: Iterable[ModelSpec], backend: str = "torch") -> list[Need]:
-    """What the models need: a checkpoint [hf] (and [onnx] on the ONNX Runtime backend); a
-    ``module:function`` or an endpoint nothing; an MLflow model URI [mlflow] (its [hf] only
-    once resolved to a transformers flavor: ``engine.mlflow_source``'s preflight asks)."""
-    models = list(dict.fromkeys(models))
-    zoo = [m for m in models if m.is_zoo]
-    registry = [m for m in models if m.source.startswith(REGISTRY_PREFIXES)]
-    checkpoints = [
-        m
-        for m in models
-        if not m.is_zoo
-        and not m.function
-        and m not in registry
-        and not m.source.startswith(ENDPOINT_PREFIXES)
-    ]  # served: nothing to load
+def eval_set_needs(selected: Mapping[str, Sequence[Any]], data_dir: Path | None) -> list[Need]:
+    """What the selected items (kind name -> cases) need besides their models'
+    (``nlp_gate.sources.item_needs``): an accuracy item of a model outside the zoo reads its
+    evaluation set from the hub unless ``--nlp-data-dir`` gives it."""
     needs = []
-    if zoo:
-        needs.append(
-            Need(
-                ZOO,
-                _models(zoo, "a checkpoint of the embedded zoo", "checkpoints of the embedded zoo"),
-            )
-        )
-    if checkpoints:
-        needs.append(Need(CHECKPOINTS, _models(checkpoints, "a checkpoint", "checkpoints")))
-    if backend == "onnx" and (zoo or checkpoints or registry):
-        needs.append(Need(ONNX, "--nlp-backend onnx runs the checkpoints with ONNX Runtime"))
-    if registry:  # resolved first: only then is its flavor (checkpoint or pyfunc) known
-        needs.insert(0, Need(MLFLOW, _models(registry, "an MLflow model URI", "MLflow model URIs")))
-    return needs
-
-
-def item_needs(
-    selected: Mapping[str, Sequence[Any]], data_dir: Path | None, backend: str = "torch"
-) -> list[Need]:
-    """What the selected items (kind name -> cases) need: their models', and an accuracy
-    item of a model outside the zoo reads its evaluation set from the hub unless
-    ``--nlp-data-dir`` gives it."""
-    needs = model_needs(
-        (m for cases in selected.values() for c in cases for m in c.models), backend
-    )
     hub = [m for c in selected.get("accuracy", ()) for m in c.models if not m.is_zoo]
     if hub and data_dir is None:
         names = [f"{m.dataset}/{m.name}" for m in dict.fromkeys(hub)]
         items = (
             f"the accuracy item of {names[0]} reads its"
             if len(names) == 1
-            else f"the accuracy items of {_listed(names)} read their"
+            else f"the accuracy items of {listed(names)} read their"
         )
         needs.append(
             Need(
@@ -195,13 +156,6 @@ def attack_need(datasets: Sequence[str]) -> Need:
     )
 
 
-def _models(specs: Sequence[ModelSpec], one: str, many: str) -> str:
-    names = [f"{m.dataset}/{m.name}" for m in specs]
-    if len(names) == 1:
-        return f"model {names[0]} is {one}"
-    return f"models {_listed(names)} are {many}"
-
-
-def _listed(names: Sequence[str], shown: int = 4) -> str:
+def listed(names: Sequence[str], shown: int = 4) -> str:
     more = len(names) - shown
     return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")

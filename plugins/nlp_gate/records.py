@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec
+    from nlp_gate.config.specs import ModelSpec
     from nlp_gate.suites.catalog import TestInfo
 
 

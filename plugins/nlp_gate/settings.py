@@ -48,6 +48,9 @@ class Options:
     # --nlp-mlflow-log: None when off.  An empty tracking URI when neither the option nor
     # MLFLOW_TRACKING_URI gives one: refused at start-up (``mlflow_log.refusal``).
     mlflow_log: MlflowLog | None = None
+    # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
+    trusted_registry_code: tuple[str, ...] = ()
+    endpoint_timeout: float = 30.0  # --nlp-endpoint-timeout, seconds per request
 
 
 def results_file(given: Path | None, rootdir: Path) -> Path:

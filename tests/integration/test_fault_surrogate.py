@@ -47,7 +47,7 @@ def test_a_lone_surrogate_fails_only_its_own_test(tmp_path: Path, fingerprint: s
 
 
 def test_the_engine_never_sends_such_text_to_a_model_or_the_cache() -> None:
-    spec = cli_profile(["sentiment=mymod:predict"], lambda _: None).models[0]
+    spec = cli_profile(["sentiment=mymod:predict"]).models[0]
     asked: list[str] = []
 
     def predict(texts: list[str]) -> list[list[float]]:

@@ -462,7 +462,7 @@ def test_a_run_answered_from_the_cache_reports_the_models_max_length(tmp_path: P
     from nlp_gate.config.profiles import cli_profile
 
     location = _tiny_checkpoint(tmp_path / "tiny", positions=32)
-    spec = cli_profile([f"sentiment[negative,positive]={location}"], lambda _: None).models[0]
+    spec = cli_profile([f"sentiment[negative,positive]={location}"]).models[0]
     cache = tmp_path / "predictions.sqlite"
     first = load_classifier(spec, str(location), LoadOptions(cache=cache))
     first.predict_proba(INPUTS)

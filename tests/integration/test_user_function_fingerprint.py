@@ -87,8 +87,10 @@ def test_the_models_file_fingerprint_is_the_declared_one(tmp_path: Path) -> None
 
 def test_the_at_suffix_is_a_functions_fingerprint_or_a_hub_revision(tmp_path: Path) -> None:
     function, hub = cli_profile(
-        ["sentiment=mymod:predict@v3", "sentiment=textattack/bert-base-uncased-SST-2@5a1b2c"],
-        lambda _: ["negative", "positive"],
+        [
+            "sentiment=mymod:predict@v3",
+            "sentiment[negative,positive]=textattack/bert-base-uncased-SST-2@5a1b2c",
+        ]
     ).models
     assert (function.source, function.revision, function.name) == (
         "predict:mymod:predict",
@@ -96,12 +98,12 @@ def test_the_at_suffix_is_a_functions_fingerprint_or_a_hub_revision(tmp_path: Pa
         "predict",
     )
     assert (hub.source, hub.revision) == ("textattack/bert-base-uncased-SST-2", "5a1b2c")
-    (plain,) = cli_profile(["sentiment=mymod:predict"], lambda _: None).models
+    (plain,) = cli_profile(["sentiment=mymod:predict"]).models
     assert plain.revision is None
     # A directory whose name holds an '@' is that directory, not a revision.
     folder = tmp_path / "model@2"
     folder.mkdir()
-    (local,) = cli_profile([f"sentiment={folder}"], lambda _: ["negative", "positive"]).models
+    (local,) = cli_profile([f"sentiment[negative,positive]={folder}"]).models
     assert (local.source, local.revision) == (str(folder), None)
 
 

@@ -44,5 +44,5 @@ def test_a_refused_model_option_is_not_echoed_with_its_secret(entry: str) -> Non
     from nlp_gate.config.profiles import ProfileError, cli_profile
 
     with pytest.raises(ProfileError) as refused:
-        cli_profile([entry], lambda source: None)
+        cli_profile([entry])
     assert "t0p" not in str(refused.value) and "https://h/p" in str(refused.value)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from nlp_gate import extras
+from nlp_gate import extras, sources
 from nlp_gate.checklist_viewer import CORE, VIEWER, load_checklist
 from nlp_gate.config.profiles import ModelSpec, Task
 from nlp_gate.extras import Feature, Need
@@ -87,18 +87,18 @@ def test_an_alternative_follows_the_command() -> None:
 
 
 def test_checkpoints_need_hf_and_a_function_nothing() -> None:
-    assert extras.model_needs([LEXICON]) == []
-    needs = extras.model_needs([BERT, HUB, LEXICON, BERT])
+    assert sources.model_needs([LEXICON]) == []
+    needs = sources.model_needs([BERT, HUB, LEXICON, BERT])
     assert [(n.feature, n.what) for n in needs] == [
         (extras.ZOO, "model sst2/bert is a checkpoint of the embedded zoo"),
         (extras.CHECKPOINTS, "model sst2/distil is a checkpoint"),
     ]
     assert {n.feature.extra for n in needs} == {"hf"}
     assert "torch" in extras.CHECKPOINTS.modules and "sentencepiece" in extras.ZOO.modules
-    onnx = extras.model_needs([BERT, LEXICON], backend="onnx")
+    onnx = sources.model_needs([BERT, LEXICON], backend="onnx")
     assert [n.feature for n in onnx] == [extras.ZOO, extras.ONNX]
-    assert extras.model_needs([LEXICON], backend="onnx") == []  # a function runs as it is
-    many = extras.model_needs([_spec(f"m{i}", f"org/m{i}") for i in range(6)])
+    assert sources.model_needs([LEXICON], backend="onnx") == []  # a function runs as it is
+    many = sources.model_needs([_spec(f"m{i}", f"org/m{i}") for i in range(6)])
     assert many[0].what == "models sst2/m0, sst2/m1, sst2/m2, sst2/m3 and 2 more are checkpoints"
 
 
@@ -107,21 +107,21 @@ def test_registry_endpoint_and_function_models_do_not_ask_for_hf() -> None:
     # transformers flavor, asked by the registry's preflight); an endpoint loads nothing.
     registry = _spec("pyfunc", "models:/sst2-lexicon/1")
     endpoint = _spec("served", "https://models.example.com/sst2/predict")
-    needs = extras.model_needs([registry, endpoint, LEXICON])
+    needs = sources.model_needs([registry, endpoint, LEXICON])
     assert [(n.feature, n.what) for n in needs] == [
         (extras.MLFLOW, "model sst2/pyfunc is an MLflow model URI")
     ]
-    assert extras.model_needs([endpoint, LEXICON]) == []
+    assert sources.model_needs([endpoint, LEXICON]) == []
 
 
 def test_an_accuracy_item_of_a_function_needs_hub_datasets_without_a_data_dir() -> None:
     selected = {"accuracy": [AccuracyCase(0, LEXICON), AccuracyCase(1, BERT)], "checklist": []}
-    needs = extras.item_needs(selected, data_dir=None)
+    needs = sources.item_needs(selected, data_dir=None)
     hub = [n for n in needs if n.feature is extras.HUB_DATASETS]
     assert len(hub) == 1 and hub[0].what.startswith("the accuracy item of sst2/lexicon reads")
     assert "--nlp-data-dir" in hub[0].alternative and "-m 'not accuracy'" in hub[0].alternative
     assert [n.feature for n in needs if n not in hub] == [extras.ZOO]  # bert's own need
-    offline = extras.item_needs(selected, data_dir=Path("data"))
+    offline = sources.item_needs(selected, data_dir=Path("data"))
     assert extras.HUB_DATASETS not in [n.feature for n in offline]
 
 

@@ -17,7 +17,7 @@ from nlp_gate.engine.prediction_cache_db import PredictionCacheWarning
 from nlp_gate.engine.predictor import LoadOptions
 
 # -- the same faults on the engine directly -----------------------------------------------
-SPEC = cli_profile(["sentiment=mymod:predict@v1"], lambda _: None).models[0]
+SPEC = cli_profile(["sentiment=mymod:predict@v1"]).models[0]
 TEXTS = [f"text number {i} " + "word " * 30 for i in range(400)]
 
 

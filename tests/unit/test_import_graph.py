@@ -15,7 +15,7 @@ only where a statement names it (the semantics of import-linter and pydeps).
 
 Item kinds (``KIND_MODULES``) may import the shared interface of ``nlp_gate.kinds`` (``base``,
 ``context``, the CheckList harness in ``kinds/checklist/`` beside the ``checklist`` kind's
-``kind.py``) and anything outside ``kinds``, but neither ``nlp_gate.run_state`` nor another
+``kind.py``) and anything outside ``kinds``, but neither ``nlp_gate.run`` nor another
 kind: they reach the run and each other through their ``KindContext``.
 """
 
@@ -124,21 +124,21 @@ def kind_of(module: str) -> str | None:
 def test_the_graph_is_read() -> None:
     """A guard on the walk itself: it sees the registry importing the kinds."""
     assert "nlp_gate.kinds.comparison" in GRAPH["nlp_gate.kinds"]
-    assert "nlp_gate.kinds" in GRAPH["nlp_gate.run_state"]
+    assert "nlp_gate.kinds" in GRAPH["nlp_gate.run"]
 
 
 def test_no_import_cycle() -> None:
     assert cycles() == []
 
 
-def test_kinds_import_neither_the_session_nor_each_other() -> None:
+def test_kinds_import_neither_the_run_nor_each_other() -> None:
     problems = []
     for module, targets in GRAPH.items():
         if not module.startswith("nlp_gate.kinds.") or module == "nlp_gate.kinds":
             continue
         mine = kind_of(module)
         for target in targets:
-            if target == "nlp_gate.run_state" or target == "nlp_gate.kinds":
+            if target == "nlp_gate.run" or target == "nlp_gate.kinds":
                 problems.append(f"{module} imports {target}")
             elif kind_of(target) not in (None, mine):
                 problems.append(

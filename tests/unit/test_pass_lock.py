@@ -17,7 +17,7 @@ from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import LoadOptions
 
-SPEC = cli_profile(["sentiment=mymod:predict@v1"], lambda _: None).models[0]
+SPEC = cli_profile(["sentiment=mymod:predict@v1"]).models[0]
 TEXTS = [f"text number {i}" for i in range(1000)]  # more than a batch: a cold pass
 
 

@@ -328,7 +328,7 @@ def _predict(texts: list[str]) -> list[list[float]]:
 def test_a_model_s_cold_pass_longer_than_a_batch_is_a_stage(clock: Clock) -> None:
     """The engine's side: a pass over more than one batch reports per batch; a short one
     (an attack's query) does not; both are timed for the summary."""
-    spec = cli_profile(["sentiment=mymod:predict"], lambda _: None).models[0]
+    spec = cli_profile(["sentiment=mymod:predict"]).models[0]
     engine = FunctionClassifier(spec, _predict, LoadOptions(batch_size=128), None)
     reporter, sink = line_reporter(clock)
     with progress.using(reporter):

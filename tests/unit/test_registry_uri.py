@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec, Task, _cli_source
-from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
-from nlp_gate.extras import MLFLOW, model_needs
+from nlp_gate.config.registry_uri import RegistryUriError, parse
+from nlp_gate.config.specs import ModelSpec, Task
+from nlp_gate.extras import MLFLOW
+from nlp_gate.sources import model_needs, source_given, source_of
+from nlp_gate.sources.mlflow import MlflowSource
+
+
+def is_registry_source(source: str) -> bool:
+    return isinstance(source_of(source), MlflowSource)
+
+
+def _cli_source(given: str) -> tuple[str, str | None]:
+    return source_given(given).split_revision(given)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
-"""Served endpoints' URLs (``http://…``, ``https://…``) as model sources, told apart and named
-as plain text, and what a model's entry in the models file says it sends (``Access``): the
-models file and ``--nlp-model`` parse them without the engine (``nlp_gate.engine.endpoint`` is
-what sends requests)."""
+"""Served endpoints' URLs (``http://…``, ``https://…``) as model sources, named and kept free of
+secrets as plain text, and what a model's entry in the models file says it sends (``Access``):
+the models file and ``--nlp-model`` parse them without the engine (``nlp_gate.engine.endpoint``
+is what sends requests; which strings are endpoints, ``nlp_gate.sources.endpoint``'s to say)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-PREFIXES = ("http://", "https://")
 # The bearer token of an endpoint model whose entry names no credential of its own (every
 # ``--nlp-model TASK=URL``): from the environment only, sent when set.
 TOKEN_ENV = "NLP_GATE_ENDPOINT_TOKEN"
@@ -25,10 +24,6 @@ SECRET_PARAM = re.compile(r"token|key|sig|pass|pwd|secret|auth|credential|^code$
 # public URL -> the secret query parameters it was given with, for this process's requests
 # (every process parses the models anew from the same options: xdist workers too).
 _SECRETS: dict[str, list[tuple[str, str]]] = {}
-
-
-def is_endpoint_source(source: str) -> bool:
-    return source.startswith(PREFIXES)
 
 
 def endpoint_name(url: str) -> str:

@@ -1,119 +1,39 @@
-"""Model profiles: parse the packaged ``models.yaml`` (or a user's file) into typed specs.
+"""Model profiles: parse the packaged ``models.yaml`` (or a user's file), or the models named by
+``--nlp-model``, into typed specs (``config.specs``).
 
-This is the first stage of the data flow: config -> model fixture -> predictor -> suite
--> pytest items -> gate -> report.  Everything here is plain data; nothing imports torch.
+Which kind of source each model is, and what its entry may say, is asked of
+``nlp_gate.sources``; the profile's plain data is this module's.  Nothing here imports torch.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
-from nlp_gate.config import ConfigurationError, read_yaml
-from nlp_gate.config.endpoint_url import (
-    TOKEN_ENV,
-    Access,
-    endpoint_name,
-    is_endpoint_source,
-    parse_access,
-    public_url,
-    remember,
-    split_version,
-)
-from nlp_gate.config.registry_uri import RegistryUriError, is_registry_source, parse
+from nlp_gate import sources
+from nlp_gate.config import read_yaml
+from nlp_gate.config.endpoint_url import public_url
+from nlp_gate.config.specs import ModelSpec, Profile, ProfileError, Task
+
+if TYPE_CHECKING:
+    from nlp_gate.sources.base import SourceContext
+
+__all__ = [
+    "CLI_PROFILE",
+    "DEFAULT_MODELS_FILE",
+    "DEFAULT_PROFILE",
+    "ModelSpec",
+    "Profile",
+    "ProfileError",
+    "Task",
+    "cli_profile",
+    "load_profile",
+]
 
 DEFAULT_MODELS_FILE = Path(__file__).with_name("models.yaml")
 DEFAULT_PROFILE = "tiny"
-
-
-class ProfileError(ConfigurationError):
-    """A models file or profile that cannot be used; the message says how to fix it."""
-
-
-@dataclass(frozen=True)
-class Task:
-    name: str
-    classes: tuple[str, ...]
-    suite: str | None
-    aliases: dict[str, str] = field(default_factory=dict, hash=False)  # specs are dict keys
-
-    def canonical(self, label: str) -> str | None:
-        """The task class a label name stands for, or None when it names none."""
-        label = self.aliases.get(label, label)
-        return label if label in self.classes else None
-
-    def class_names(self, labels: list[str]) -> tuple[str, ...] | None:
-        """The task class of each output label, or None unless they name each class once."""
-        canonical = [self.canonical(str(label)) for label in labels]
-        names = [name for name in canonical if name is not None]
-        if len(names) != len(canonical) or sorted(names) != sorted(self.classes):
-            return None
-        return tuple(names)
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    dataset: str
-    name: str  # column name in reports: bert, albert, ...
-    task: Task
-    # hub id, local directory, "zoo:<dataset>/<family>" or "predict:<module>:<function>"
-    source: str
-    revision: str | None  # hub revision; a prediction function's declared fingerprint
-    labels: tuple[str, ...]  # task class name of each output index
-    # An endpoint's credentials and headers: environment variables' names, never values.
-    access: Access = Access()
-
-    @property
-    def key(self) -> str:
-        return f"{self.dataset}-{self.name}"
-
-    @property
-    def is_zoo(self) -> bool:
-        return self.source.startswith("zoo:")
-
-    @property
-    def function(self) -> str | None:
-        """``module:function`` of a prediction-function model, else None."""
-        return self.source.removeprefix("predict:") if self.source.startswith("predict:") else None
-
-    def class_index(self) -> list[int]:
-        """For each task class (in task order), the model's output index that predicts it."""
-        return [self.labels.index(c) for c in self.task.classes]
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    description: str
-    source_file: Path
-    models: tuple[ModelSpec, ...]
-
-    @property
-    def datasets(self) -> list[str]:
-        return sorted({m.dataset for m in self.models}, key=self._dataset_order)
-
-    @property
-    def model_names(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for m in self.models:
-            seen.setdefault(m.name, None)
-        return list(seen)
-
-    def _dataset_order(self, dataset: str) -> int:
-        return next(i for i, m in enumerate(self.models) if m.dataset == dataset)
-
-    def for_suite(self, suite: str) -> list[ModelSpec]:
-        return [m for m in self.models if m.task.suite == suite]
-
-    def get(self, dataset: str, name: str) -> ModelSpec:
-        for m in self.models:
-            if m.dataset == dataset and m.name == name:
-                return m
-        raise KeyError(f"{dataset}/{name}")
 
 
 def load_profile(name: str = DEFAULT_PROFILE, models_file: Path | None = None) -> Profile:
@@ -150,52 +70,18 @@ def _task(name: str, raw: dict[str, Any], path: Path) -> Task:
     return Task(name, classes, raw.get("suite"), dict(raw.get("aliases") or {}))
 
 
-FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # module:function
-
-
 def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path) -> ModelSpec:
     where = f"{path}: {dataset}/{name}"
-    if sum(k in raw for k in ("id", "zoo", "predict")) != 1:
+    keys = sources.entry_keys()
+    if sum(k in raw for k in keys) != 1:
         raise ProfileError(
             f"{where}: give exactly one of 'id' (hub id or directory), 'zoo' "
             "or 'predict' (module:function returning class probabilities)"
         )
-    if "predict" in raw:
-        if not FUNCTION.fullmatch(str(raw["predict"])):
-            raise ProfileError(
-                f"{where}: predict {raw['predict']!r} must be "
-                "'module:function', e.g. mypkg.models:predict_proba"
-            )
-        # No 'fingerprint': the function's answers are memoised for the run only (nothing
-        # else can tell that the function changed since an earlier run).
-        if "fingerprint" in raw and not str(raw["fingerprint"] or "").strip():
-            raise ProfileError(
-                f"{where}: 'fingerprint' is empty; give a version string of the model behind "
-                "the function (the prediction cache reuses its answers across runs under it, "
-                "so change it whenever the predictions may change), or leave the key out to "
-                "memoise them for one run only"
-            )
-    if (
-        "id" in raw
-        and is_endpoint_source(str(raw["id"]))
-        and (urlsplit(str(raw["id"])).username or urlsplit(str(raw["id"])).password)
-    ):
-        # Not echoed: the URL would carry its password into the message and results.json.
-        raise ProfileError(
-            f"{path}: {dataset}/{name}: an endpoint URL with credentials in it "
-            "is refused; name the environment variable that holds its token "
-            f"(auth: {{bearer_env: VARIABLE}}), or set ${TOKEN_ENV}"
-        )
-    endpoint = "id" in raw and is_endpoint_source(str(raw["id"]))
-    if not endpoint and ("auth" in raw or "headers" in raw):
-        raise ProfileError(
-            f"{where}: 'auth' and 'headers' are for a served endpoint's requests "
-            "(an id that is an http:// or https:// URL)"
-        )
-    try:
-        access = parse_access(raw) if endpoint else Access()
-    except ValueError as exc:
-        raise ProfileError(f"{where}: {exc}") from None
+    key = next(k for k in keys if k in raw)
+    value = str(raw[key])
+    source = sources.by_entry_key(key) or sources.source_of(value)
+    access = source.parse_entry(raw, where)
     labels = raw.get("labels")
     if not labels:
         raise ProfileError(
@@ -208,21 +94,14 @@ def _model(dataset: str, name: str, task: Task, raw: dict[str, Any], path: Path)
             f"{where}: labels {labels} must name each class of task {task.name!r} exactly once: "
             f"{list(task.classes)}"
         )
-    source = (
-        f"zoo:{raw['zoo']}"
-        if "zoo" in raw
-        else f"predict:{raw['predict']}"
-        if "predict" in raw
-        else remember(str(raw["id"]))
-        if is_endpoint_source(str(raw["id"]))
-        else str(raw["id"])
-    )  # an endpoint's secrets kept apart
-    revision = raw.get("fingerprint") if "predict" in raw else raw.get("revision")
+    # An ``id`` may also give a source in its spec form (``zoo:sst2/bert``): taken as it is.
+    own = key == source.entry_key
+    revision = raw.get(source.revision_key if own else "revision")
     return ModelSpec(
         dataset,
         name,
         task,
-        source,
+        source.source_string(value) if own else value,
         None if revision is None else str(revision),
         canonical,
         access,
@@ -236,18 +115,19 @@ CLI_MODEL = re.compile(r"(?P<task>\w+)(\[(?P<labels>[^\]]*)\])?=(?P<source>.+)")
 
 def cli_profile(
     entries: Sequence[str],
-    read_labels: Callable[[str], list[str] | None],
     models_file: Path | None = None,
+    context: SourceContext | None = None,
 ) -> Profile:
     """A profile of the models named by ``--nlp-model TASK[LABELS]=SOURCE`` options, with the
     tasks of ``models_file`` (default: the packaged one).
 
-    SOURCE is a hub id, a checkpoint directory or ``module:function``, with an optional
-    ``@REV`` (``_cli_source``): a function's declared fingerprint (without one its answers
-    are memoised for the run only), a hub id's revision.  Each task is one
-    dataset named after it; a model's name is its directory's or hub id's last part, or the
-    function's name.  Labels: ``TASK[a,b]=...`` gives them; else a checkpoint's own label
-    names when each names a task class (``read_labels``), a function's the task's class order.
+    SOURCE is a hub id, a checkpoint directory, ``module:function``, an MLflow model URI or an
+    endpoint URL, with an optional ``@REV`` (the source's ``split_revision``): a function's
+    declared fingerprint (without one its answers are memoised for the run only), a hub id's
+    revision, an endpoint's version.  Each task is one dataset named after it; a model's name
+    is its source's ``column_name``.  Labels: ``TASK[a,b]=...`` gives them; else the source's
+    own label names when each names a task class (read through ``context``, the run's model
+    pool), or the task's class order for a source that answers in it.
     """
     path = models_file or DEFAULT_MODELS_FILE
     raw = read_yaml(path, "models file", ProfileError)
@@ -267,39 +147,18 @@ def cli_profile(
                 f"--nlp-model {_shown(entry)!r}: unknown task "
                 f"{match['task']!r}; valid tasks: {', '.join(tasks)} ({path})"
             )
-        source, revision = _cli_source(match["source"])
-        function = (
-            FUNCTION.fullmatch(source)
-            and not Path(source).exists()
-            and not is_registry_source(source)
-        )
-        name = (
-            source.rpartition(":")[2]
-            if function
-            else registry_name(source)
-            if is_registry_source(source)
-            else endpoint_name(source)
-            if is_endpoint_source(source)
-            else Path(source.rstrip("/")).name or source
-        )
+        source = sources.source_given(match["source"])
+        given, revision = source.split_revision(match["source"])
+        name = source.column_name(given)
         taken, base, n = {m.name for m in models if m.dataset == task.name}, name, 1
         while name in taken:  # two checkpoints both called "bert": bert, bert-2
             n += 1
             name = f"{base}-{n}"
-        labels = _cli_labels(
-            entry,
-            task,
-            match["labels"],
-            None
-            if function  # task order
-            or is_endpoint_source(source)
-            else source,
-            read_labels,
-        )
+        labels = _cli_labels(entry, task, match["labels"], given, source, context)
         spec = {
             "labels": labels,
-            **({"predict": source} if function else {"id": source}),
-            **({"fingerprint" if function else "revision": revision} if revision else {}),
+            source.entry_key: given,
+            **({source.revision_key: revision} if revision else {}),
         }
         models.append(_model(task.name, name, task, spec, path))
     return Profile(CLI_PROFILE, "models named by --nlp-model", path, tuple(models))
@@ -310,39 +169,20 @@ def _shown(entry: str) -> str:
     return re.sub(r"https?://\S+", lambda m: public_url(m.group()), entry)
 
 
-def _cli_source(given: str) -> tuple[str, str | None]:
-    """``SOURCE[@REV]`` of ``--nlp-model``: REV is a function's declared fingerprint or a hub
-    id's revision, as the models file's ``fingerprint`` / ``revision`` keys.  An existing path
-    is a directory whole, '@' included (hub ids and module names have no '@')."""
-    if is_endpoint_source(given):
-        return split_version(given)
-    if Path(given).exists() or "@" not in given or is_registry_source(given):  # @ALIAS
-        return given, None
-    source, _, revision = given.rpartition("@")
-    return source, revision or None
-
-
-def registry_name(source: str) -> str:
-    """A registry URI's report column name (``sst2-bert-champion``), or a usage error."""
-    try:
-        return parse(source).model_name
-    except RegistryUriError as exc:
-        raise ProfileError(f"--nlp-model: model source {exc}") from None
-
-
 def _cli_labels(
     entry: str,
     task: Task,
     given: str | None,
-    checkpoint: str | None,
-    read_labels: Callable[[str], list[str] | None],
+    checkpoint: str,
+    source: sources.ModelSource,
+    context: SourceContext | None,
 ) -> list[str]:
     if given is not None:
         return [label.strip() for label in given.split(",")]
-    if checkpoint is None:  # a function returns the task's classes in their order
+    if not source.reads_labels:  # it answers in the task's class order
         return list(task.classes)
     try:
-        names = read_labels(checkpoint)
+        names = source.label_names(checkpoint, context)
     except OSError as exc:  # found, but cannot be had here (the hub unreachable): say that
         raise ProfileError(f"--nlp-model {entry!r}: cannot load it: {exc}") from None
     if names is None:

@@ -2,8 +2,9 @@
 ``runs:/RUN_ID/PATH``): recognised and parsed as plain text.
 
 Apart from the engine's resolution (``nlp_gate.engine.mlflow_source``) because the models
-file and ``--nlp-model`` parsing must tell a registry URI from a hub id without importing
-mlflow: a core install, which has no mlflow, still parses every other source.
+file and ``--nlp-model`` parsing name a registry URI without importing mlflow: a core install,
+which has no mlflow, still parses every other source.  Which strings are registry URIs is
+``nlp_gate.sources.mlflow``'s to say.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PREFIXES = ("models:/", "runs:/")
 # The registry's own name rules are looser; these are the URIs MLflow's client resolves.
 _VERSION = re.compile(r"models:/(?P<name>[^/@]+)/(?P<version>\d+)")
 _ALIAS = re.compile(r"models:/(?P<name>[^/@]+)@(?P<alias>[\w-]+)")
@@ -41,10 +41,6 @@ class RegistryUri:
         if self.run_id is not None:
             return f"run-{self.run_id[:8]}-{(self.path or '').strip('/').replace('/', '-')}"
         return f"{self.name}-{self.alias or self.version}"
-
-
-def is_registry_source(source: str) -> bool:
-    return source.startswith(PREFIXES)
 
 
 def parse(uri: str) -> RegistryUri:

@@ -19,7 +19,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 
 _GENERIC_LABEL = re.compile(r"^LABEL_\d+$")
 

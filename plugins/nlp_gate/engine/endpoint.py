@@ -36,19 +36,18 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["EndpointClassifier", "endpoint_name", "is_endpoint_source", "split_version"]
+__all__ = ["EndpointClassifier", "endpoint_name", "split_version"]
 
 import numpy as np
 
 from nlp_gate.config.endpoint_url import (
     Access,
     endpoint_name,
-    is_endpoint_source,
     public_url,
     request_url,
     split_version,
 )
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.endpoint_http import (
     RETRY_AFTER_CAP,

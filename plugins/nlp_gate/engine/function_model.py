@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import Classifier, LoadOptions

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config.paths import cache_dir
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import (
     ModelLoadError,

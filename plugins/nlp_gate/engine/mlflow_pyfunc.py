@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.function_model import FunctionClassifier
 from nlp_gate.engine.prediction_cache import PredictionCache

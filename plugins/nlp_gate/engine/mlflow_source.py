@@ -33,13 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from nlp_gate.config import ConfigurationError, read_yaml
-from nlp_gate.config.profiles import ModelSpec
 from nlp_gate.config.registry_uri import (
     RegistryUri,
     RegistryUriError,
-    is_registry_source,
     parse,
 )
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
 from nlp_gate.engine.function_model import check_rows, probe_batch
@@ -54,7 +53,7 @@ from nlp_gate.engine.mlflow_pyfunc import (
 from nlp_gate.engine.predictor import Classifier, LoadOptions
 from nlp_gate.engine.rows import InputIndex
 
-__all__ = ["Registry", "Resolved", "is_registry_source"]
+__all__ = ["Registry", "Resolved"]
 
 TRANSFORMERS = "transformers"
 # uri -> the version (or run artifact) the controller resolved it to, for its xdist workers.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine import pass_lock
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key

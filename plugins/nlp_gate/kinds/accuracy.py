@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
 from nlp_gate.kinds.accuracy_report import REPORT
@@ -36,6 +36,7 @@ OVERRIDE_KEYS = ("dataset", "model")
 
 @dataclass(frozen=True, repr=False)
 class AccuracyCase(OneModel):
+    kind = "accuracy"  # the registered kind that runs it (not a field)
     position: int
     model: ModelSpec
 

@@ -2,7 +2,7 @@
 
 A kind turns the run's configuration into cases (one pytest item each), runs a case on the
 models it names and judges the result against its section of ``thresholds.yaml``.  The core
-(``nlp_gate.run_state``) does everything around that for every kind alike: options group,
+(``nlp_gate.run``) does everything around that for every kind alike: options group,
 markers, parametrization, start-up validation as a usage error, model loading, Allure
 labels, results.json records and their xdist hand-off, failing or skipping the item, the
 terminal summary.  What the report makes of a kind's records (its tables, its part of the
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVa
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.kinds.context import Case, CheckListTests, KindContext
 from nlp_gate.kinds.report_part import ReportPart
 

@@ -50,7 +50,7 @@ from nlp_gate.comparison_stats import (
     pair_outcomes,
     worse_than_all,
 )
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
 from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
@@ -76,6 +76,8 @@ XDIST_GROUP = "nlp-comparison"
 @dataclass(frozen=True, repr=False)
 class ComparisonCase:
     """One pytest item: a CheckList test on one dataset, candidate vs baseline."""
+
+    kind = "comparison"  # the registered kind that runs it (not a field)
 
     position: int
     info: TestInfo

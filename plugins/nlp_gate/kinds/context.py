@@ -2,7 +2,7 @@
 
 A kind gets this narrow, typed view instead of the run's core: the run's settings, profile
 and gates, the selected cases, the evaluation sets, and the other kinds by name as ``Peer``s
-(the interface, never a concrete kind).  The core (``nlp_gate.run_state.RunState``) implements
+(the interface, never a concrete kind).  The core (``nlp_gate.run.Run``) implements
 it; no kind imports the core or another kind (``tests/unit/test_import_graph.py``).  A kind's own
 command-line options reach it parsed (``ItemKind.create``); the models it asked for reach
 ``ItemKind.run`` as ``Models``; its records reach results.json as its verdicts' records.
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import Profile
+    from nlp_gate.config.specs import Profile
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
@@ -42,6 +42,11 @@ class Case(Protocol):
     @property
     def models(self) -> tuple[ModelSpec, ...]:
         """Every model the item runs; the core loads them (all selected ones, once)."""
+
+    @property
+    def kind(self) -> str:
+        """The name of the registered kind that runs it: the core hands the case to that
+        kind (a native test function's items are native, comparison and search cases)."""
 
     def marks(self) -> list[pytest.MarkDecorator]: ...
 

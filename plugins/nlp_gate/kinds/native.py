@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import Verdict
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
@@ -47,6 +47,8 @@ COMPANIONS = ("comparison", "search")
 @dataclass(frozen=True, repr=False)
 class NativeCase(OnModelTest):
     """One pytest item: a native test on one dataset's model (``info`` from its definition)."""
+
+    kind = "native"  # the registered kind that runs it (not a field)
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # A model's items on one xdist worker, with its CheckList items: one load.
@@ -126,8 +128,9 @@ class NativeKind(ChecklistTestKind[NativeCase]):
     def params_for(self, function: Callable[..., Any]) -> list[Any]:
         """The test function's items: one per model of its task, then its comparisons, then
         (a declared search space) one search per model.  The comparison and search items are
-        those kinds' own (``cases_for_test``): the core runs each case by its type, so the
-        one test function serves all three without a second function per test."""
+        those kinds' own (``cases_for_test``): the core runs each case by the kind it names
+        (``kind``), so the one test function serves all three without a second function per
+        test."""
         definition = definition_of(function)
         if definition is None:
             raise NativeTestError(
@@ -235,7 +238,7 @@ class NativeKind(ChecklistTestKind[NativeCase]):
             except OSError:
                 # The case file is for review, not for the verdict: the test runs on its
                 # cases in memory.  The run's header says once that none is written
-                # (``RunState.report_header``), rather than every native item erroring.
+                # (``Run.report_header``), rather than every native item erroring.
                 pass
         return test
 

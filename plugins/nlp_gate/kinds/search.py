@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.config.thresholds import raise_problems
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, Case, ItemKind, Labels, Models, OneModel, Verdict
@@ -59,6 +59,8 @@ def _examples(text: str) -> int:
 @dataclass(frozen=True, repr=False)
 class SearchCase(OneModel):
     """One pytest item: a native test's search space on one dataset's model."""
+
+    kind = "search"  # the registered kind that runs it (not a field)
 
     position: int
     info: TestInfo

@@ -2,7 +2,7 @@
 that owns the work.
 
 A plugin of its own, registered by ``plugin.pytest_configure`` only in such a run: a run of a
-team's own tests never calls one of them.  The run's state lives in ``RunState``
+team's own tests never calls one of them.  The run's state lives in ``Run``
 (``config.stash``, ``stash.py``), each kind of item behind the ``ItemKind`` interface
 (``nlp_gate.kinds``).  ``selection`` knows which runs are behavioral and which items they
 keep, ``validation`` refuses a bad configuration before any item runs, ``outcome`` is the one
@@ -37,13 +37,13 @@ from nlp_gate.pytest_plugin.interrupt import (
     stop_pending,
     stopped_while_starting,
 )
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, nlp_session
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, nlp_run
 from nlp_gate.report.header import report_header
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     try:
-        return report_header(nlp_session(config))
+        return report_header(nlp_run(config))
     except ConfigurationError as exc:
         return [f"nlp-gate: configuration error: {exc}"]
 
@@ -127,7 +127,7 @@ def pytest_report_teststatus(
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     drop_idle_hypothesis_plugin(session.config)
-    nlp_session(session.config).record_engine_stats()
+    nlp_run(session.config).record_engine_stats()
     if hasattr(session.config, "workerinput"):  # a worker: the controller writes the reports
         xdist_handoff.send_remaining_records(session.config)
     else:

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from nlp_gate.pytest_plugin import early_signals
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, RUN_STATE_KEY
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, RUN_KEY
 from nlp_gate.settings import results_file
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
@@ -70,7 +70,7 @@ def stop_on_signals(config: pytest.Config) -> None:
                 )
             return
         config.stash[STOP_SIGNAL_KEY] = name
-        if stopping and RUN_STATE_KEY not in config.stash:
+        if stopping and RUN_KEY not in config.stash:
             # Pressed again while pytest still parses its options and imports the conftests
             # (only the options parsed so far say where the results would go).
             given = getattr(config.known_args_namespace, "nlp_results", None)

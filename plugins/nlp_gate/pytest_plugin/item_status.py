@@ -21,7 +21,7 @@ import pytest
 
 from nlp_gate.kinds.report_part import ReportPart, number
 from nlp_gate.pytest_plugin.selection import case_of
-from nlp_gate.pytest_plugin.stash import nlp_session
+from nlp_gate.pytest_plugin.stash import nlp_run
 
 STATUS = "nlp_gate.status"
 # The failed reports of this run that missed no gate, on the controller (or a run without
@@ -36,12 +36,12 @@ def add_properties(item: pytest.Item, report: pytest.TestReport) -> None:
         return  # a setup that passed: its call says; a teardown that passed adds nothing
     if any(name == STATUS for name, _ in item.user_properties):
         return
-    run = nlp_session(item.config)
+    run = nlp_run(item.config)
     case = case_of(run, item)
     if case is None:
         return
-    part = run.kind_of(case).report
-    record = run.results.get(part.key, case.position)
+    part = run.kinds[case.kind].report
+    record = run.recorder.get(part.key, case.position)
     status = part.status(record) if record is not None else None
     if status is None:  # nothing judged: the report says what happened
         status = "skipped" if report.skipped else "errored" if report.failed else "passed"

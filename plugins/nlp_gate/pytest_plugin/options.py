@@ -250,6 +250,8 @@ def options_from(config: pytest.Config) -> Options:
         shard=opt.nlp_shard,
         cli_models=tuple(opt.nlp_model),
         mlflow_log=_mlflow_log(config),
+        trusted_registry_code=tuple(opt.nlp_trust_registry_code),
+        endpoint_timeout=float(opt.nlp_endpoint_timeout),
     )
 
 

@@ -15,8 +15,8 @@ from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.kinds.base import Case, Verdict
 from nlp_gate.pytest_plugin.allure_labels import label_case, label_verdict
 from nlp_gate.pytest_plugin.selection import case_of
-from nlp_gate.pytest_plugin.stash import nlp_session
-from nlp_gate.run_state import RunState
+from nlp_gate.pytest_plugin.stash import nlp_run
+from nlp_gate.run import Run
 
 
 def conclude(verdict: Verdict | None, name: str | None = None) -> None:
@@ -34,27 +34,27 @@ def prepare(item: pytest.Item) -> None:
     callspec = getattr(item, "callspec", None)
     if callspec is None:
         return
-    run = nlp_session(item.config)
+    run = nlp_run(item.config)
     for kind in run.kinds.values():
         case = callspec.params.get(kind.argname)
         conclude(run.prepare(case) if case is not None else None)
 
 
 class Check:
-    """``nlp_check``: run a case of any registered kind as this item: labels, verdict,
-    record, pass/fail."""
+    """``nlp_check``: run a case of any registered kind as this item (the kind its case
+    names): labels, verdict, record, pass/fail."""
 
-    def __init__(self, session: RunState) -> None:
-        self.session = session
+    def __init__(self, run: Run) -> None:
+        self.run = run
 
     def __call__(self, case: Case) -> Verdict:
-        label_case(self.session.kind_of(case), case)
+        kind = self.run.kinds[case.kind]
+        label_case(kind, case)
         try:
-            verdict = self.session.check(case)
+            verdict = self.run.check(case)
         except ModelLoadError as exc:
             conclude(Verdict(None, f"model refused: {exc}"))
             raise  # not reached: conclude fails the item
-        kind = self.session.kind_of(case)
         label_verdict(verdict, kind.report.status(verdict.record or {}))
         conclude(verdict, name=case.id)
         return verdict
@@ -63,7 +63,7 @@ class Check:
 def record_failure(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
     """A gated item that failed without recording a gate verdict (an exception, a model
     refused at load, a failed setup) is recorded as an error with its cause."""
-    run = nlp_session(item.config)
+    run = nlp_run(item.config)
     case = case_of(run, item) if report.failed else None
     if case is not None and not run.has_verdict(case):
         crash = getattr(report.longrepr, "reprcrash", None)

@@ -5,12 +5,12 @@ included.  Here only what every run needs: the options and ini keys (so that ``-
 ``nlp_gate_*`` are known), the stop-signal handlers taken over as early as a hook can, and the
 one ``pytest_configure`` that decides whether the run asked for nlp-gate (``opt_in``).  A run
 that did not gets its signal handlers back and nothing else: no header, markers, validation,
-files or reports.  One that did gets the gate's state (``RunState`` on ``config.stash``,
+files or reports.  One that did gets the gate's state (``Run`` on ``config.stash``,
 ``stash.py``), its markers (``marks``), and the hooks of a gate run, registered as a plugin of
 their own (``gate_hooks``); the xdist controller's hooks are another
 (``xdist_handoff.XdistController``), registered only where xdist runs the controller.
 
-The fixtures ``nlp_session`` and ``nlp_check`` are defined here for test modules to ask for;
+The fixtures ``nlp_run`` and ``nlp_check`` are defined here for test modules to ask for;
 neither is autouse, so the team's tests' fixtures are unchanged.
 """
 
@@ -39,11 +39,11 @@ from nlp_gate.pytest_plugin.interrupt import hand_back_signals, stop_on_signals 
 from nlp_gate.pytest_plugin.options import add_options, options_from  # noqa: E402  # after early_signals.catch()
 from nlp_gate.pytest_plugin.outcome import Check  # noqa: E402  # after early_signals.catch()
 from nlp_gate.pytest_plugin.selection import NATIVE_ITEMS, RELEASED_ITEMS  # noqa: E402  # after early_signals.catch()
-from nlp_gate.pytest_plugin.stash import RUN_STATE_KEY, nlp_session  # noqa: E402  # after early_signals.catch()
-from nlp_gate.run_state import RunState  # noqa: E402  # after early_signals.catch()
+from nlp_gate.pytest_plugin.stash import RUN_KEY, nlp_run  # noqa: E402  # after early_signals.catch()
+from nlp_gate.run import Run  # noqa: E402  # after early_signals.catch()
 
 # What test modules and tools import.
-__all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_session"]
+__all__ = ["NATIVE_ITEMS", "RELEASED_ITEMS", "Check", "nlp_run"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings", "ignore:Importing display from IPython.core.display:DeprecationWarning"
     )
     marks.register(config)
-    config.stash[RUN_STATE_KEY] = RunState(options_from(config), config.option)
+    config.stash[RUN_KEY] = Run(options_from(config), config.option)
     selection.add_packaged_suites(config)
     xdist_handoff.register_controller(config)
     item_status.register_notes(config)  # failures that miss no gate: no verdict
@@ -84,13 +84,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(gate_hooks, "nlp-gate-run")
 
 
-@pytest.fixture(scope="session", name="nlp_session")
-def nlp_session_fixture(request: pytest.FixtureRequest) -> RunState:
+@pytest.fixture(scope="session", name="nlp_run")
+def nlp_session_fixture(request: pytest.FixtureRequest) -> Run:
     """The run's core: profile, thresholds, loaded models, the item kinds."""
-    return nlp_session(request.config)
+    return nlp_run(request.config)
 
 
 @pytest.fixture(scope="session")
 def nlp_check(request: pytest.FixtureRequest) -> Check:
     """Run a case of any registered kind as this item: labels, verdict, record, pass/fail."""
-    return Check(nlp_session(request.config))
+    return Check(nlp_run(request.config))

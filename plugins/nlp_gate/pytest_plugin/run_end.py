@@ -17,7 +17,7 @@ import pytest
 from nlp_gate.pytest_plugin.interrupt import STOP_SIGNAL_KEY
 from nlp_gate.pytest_plugin.item_status import FAILURES_KEY
 from nlp_gate.pytest_plugin.selection import expects_gated_items
-from nlp_gate.pytest_plugin.stash import RUN_STATE_KEY, nlp_session
+from nlp_gate.pytest_plugin.stash import RUN_KEY, nlp_run
 from nlp_gate.report import RunEnd, mlflow_log, write_run
 from nlp_gate.report.header import run_metadata
 from nlp_gate.report.step_summary import append_step_summary, step_summary_path
@@ -31,13 +31,13 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
     for gates missed (a run gate included) with nothing else wrong, 3 for no verdict
     (``report.verdict.exit_status``)."""
     config = session.config
-    run = nlp_session(config)
+    run = nlp_run(config)
     if config.option.collectonly:
         return
     # A usage error found while collecting (a bad native test name, no item to gate): the
     # run was refused, and pytest prints the message after this hook.
     refused = exitstatus == pytest.ExitCode.USAGE_ERROR
-    if not (run.results.sections or any(run.selected.values()) or expects_gated_items(config)):
+    if not (run.recorder.sections or any(run.selected.values()) or expects_gated_items(config)):
         return  # no gated item in this run (e.g. the project's own tests): reports/ untouched
     # pytest ends a run whose test modules fail to import as "Interrupted" (exit 2) too; no
     # signal stopped it, so results.json says what did.
@@ -66,16 +66,16 @@ def finish(session: pytest.Session, exitstatus: int) -> None:
 def keep_other_failures(config: pytest.Config) -> None:
     """The failed reports that missed no gate (``item_status.FailureNotes``) and that no
     ``errors``, ``lost`` or ``recovered`` entry explains: results.json ``other_failures``."""
-    run = nlp_session(config)
+    run = nlp_run(config)
     explained = {
         r["item"]
         for section in ("errors", "lost", "recovered")
-        for r in run.results.records(section)
+        for r in run.recorder.records(section)
     }
     notes = [n for n in config.stash.get(FAILURES_KEY, []) if n["item"] not in explained]
-    run.results.take("other_failures", lambda _: True)  # the end of a run comes once
+    run.recorder.take("other_failures", lambda _: True)  # the end of a run comes once
     for i, note in enumerate(notes):
-        run.results.add("other_failures", i, note)
+        run.recorder.add("other_failures", i, note)
 
 
 def finish_unstarted(config: pytest.Config) -> None:
@@ -87,7 +87,7 @@ def finish_unstarted(config: pytest.Config) -> None:
         or RUN_END_KEY in config.stash
         or STOP_SIGNAL_KEY not in config.stash
         or config.option.collectonly
-        or RUN_STATE_KEY not in config.stash
+        or RUN_KEY not in config.stash
         or not expects_gated_items(config)
     ):
         return
@@ -103,8 +103,8 @@ def end_run(
 ) -> RunEnd:
     """results.json and the reports of this run, from the controller's records; whatever
     cannot be written is one message for the terminal summary (``RUN_END_KEY``)."""
-    run = nlp_session(config)
-    results = run.results.body(
+    run = nlp_run(config)
+    results = run.recorder.body(
         run_metadata(run),
         interrupted=exitstatus == pytest.ExitCode.INTERRUPTED and not collection_errors,
         exitstatus=exitstatus,
@@ -135,9 +135,9 @@ def terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
     """Each kind's lines, then the release verdict and where the reports are."""
-    run = nlp_session(config)
+    run = nlp_run(config)
     for kind in reversed(list(run.kinds.values())):
-        lines = kind.summary_lines(run.results.records(kind.records))
+        lines = kind.summary_lines(run.recorder.records(kind.records))
         if lines:
             terminalreporter.section(f"nlp-gate {kind.name}")
             for line in lines:

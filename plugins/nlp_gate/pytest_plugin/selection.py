@@ -19,14 +19,14 @@ from typing import cast
 
 import pytest
 
-from nlp_gate import extras
+from nlp_gate import extras, sources
 from nlp_gate.config import ConfigurationError
 from nlp_gate.kinds.base import Case
 from nlp_gate.packaged import modules
 from nlp_gate.pytest_plugin import marks
 from nlp_gate.pytest_plugin.options import ini
-from nlp_gate.pytest_plugin.stash import nlp_session
-from nlp_gate.run_state import RunState
+from nlp_gate.pytest_plugin.stash import nlp_run
+from nlp_gate.run import Run
 from nlp_gate.shard import split
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # nlp_gate/
@@ -205,7 +205,7 @@ def _named_packaged_folders(config: pytest.Config) -> list[Path]:
 def parametrize(metafunc: pytest.Metafunc) -> None:
     """Each kind's cases as the parameters of the test functions that ask for its argument,
     their marks spelled for this run (``marks.spelled``)."""
-    for kind in nlp_session(metafunc.config).kinds.values():
+    for kind in nlp_run(metafunc.config).kinds.values():
         if kind.argname in metafunc.fixturenames:
             try:
                 params = kind.params_for(metafunc.function)
@@ -215,25 +215,25 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
                     raise pytest.UsageError(str(exc)) from exc
                 # Found while collecting (e.g. a released suite missing in a run whose modules
                 # ask for released items): the run stops as a usage error once collected.
-                problems = nlp_session(metafunc.config).collection_problems
+                problems = nlp_run(metafunc.config).collection_problems
                 problems += [str(exc)] if str(exc) not in problems else []
                 params = []
             metafunc.parametrize(kind.argname, marks.spelled(metafunc.config, params))
 
 
-def case_of(run: RunState, item: pytest.Item) -> Case | None:
+def case_of(run: Run, item: pytest.Item) -> Case | None:
     """The case of a behavioral item (of the first kind that parametrizes it), else None."""
     params = getattr(item, "callspec", None)
     for kind in run.kinds.values():
         case = params.params.get(kind.argname) if params else None
         # A kind with no cases here (attacks on a profile without a dataset to attack) gets
         # pytest's one skipped item of an empty parameter set, whose value is no case.
-        if case is not None and any(isinstance(case, k.case_type) for k in run.kinds.values()):
+        if getattr(case, "kind", None) in run.kinds:
             return cast(Case, case)
     return None
 
 
-def is_nlp_gate_item(run: RunState, item: pytest.Item) -> bool:
+def is_nlp_gate_item(run: Run, item: pytest.Item) -> bool:
     """Whether a kind parametrizes ``item``: a case, or a kind's placeholder that skips
     saying why it has none (``-m regression`` with no baseline declared)."""
     params = getattr(item, "callspec", None)
@@ -244,7 +244,7 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
     """A run that should gate something but selected nothing to gate stops (a silent "no
     tests ran" would read as a release that nothing stopped); ``--nlp-shard K/N``: keep this
     shard's items (every process computes the same split)."""
-    run = nlp_session(config)
+    run = nlp_run(config)
     if (
         not session.testsfailed  # a collection error is the message then
         and expects_gated_items(config)
@@ -284,7 +284,7 @@ def select(session: pytest.Session, config: pytest.Config, items: list[pytest.It
 REFUSAL_FILE_KEY = "nlp_gate_refusal_file"
 
 
-def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
+def missing_extras(run: Run, items: list[pytest.Item]) -> str | None:
     """What the selected items need that is not installed (one line per extra), else None:
     their models' libraries, a hub evaluation set's, and those of the items a missing
     extra kept from being made (``extras.Unmade``, e.g. attack recipes without TextAttack)."""
@@ -293,7 +293,7 @@ def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
     for item in items:
         case = case_of(run, item)
         if case is not None:
-            selected.setdefault(run.kind_of(case).name, []).append(case)
+            selected.setdefault(case.kind, []).append(case)
         params = getattr(item, "callspec", None)
         unmade += [
             v.need
@@ -302,7 +302,7 @@ def missing_extras(run: RunState, items: list[pytest.Item]) -> str | None:
         ]
     return extras.refusal(
         [
-            *extras.item_needs(selected, run.options.data_dir, run.options.load.backend),
+            *sources.item_needs(selected, run.options.data_dir, run.options.load.backend),
             *dict.fromkeys(unmade),
         ]
     )

@@ -6,18 +6,18 @@ Raised while collecting, the same error would only be a collection error of one 
 module.  A behavioral run is checked at session start (on the controller, before xdist
 starts its workers); gated items from elsewhere (a user's own test module) once collected.
 Under xdist a worker cannot stop the run: each gated item errors in its setup with the
-message instead (``RunState.configuration_problem``).
+message instead (``Run.configuration_problem``).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from nlp_gate import extras
+from nlp_gate import extras, sources
 from nlp_gate.config import ConfigurationError
 from nlp_gate.pytest_plugin.run_end import end_run
 from nlp_gate.pytest_plugin.selection import case_of, requested_argnames, runs_behavioral_suite
-from nlp_gate.pytest_plugin.stash import nlp_session
+from nlp_gate.pytest_plugin.stash import nlp_run
 
 # Whether the configuration was validated already (at session start, for a behavioral run).
 VALIDATED_KEY = pytest.StashKey[bool]()
@@ -28,16 +28,16 @@ def validate_at_start(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput") or not runs_behavioral_suite(config):
         return
-    run = nlp_session(config)
+    run = nlp_run(config)
     config.stash[VALIDATED_KEY] = True
     try:
         requested = requested_argnames(config, {k.argname for k in run.kinds.values()})
         # First what the run needs installed: [hf] for a checkpoint (the checks after it
         # would read its config with a library that may not be there), then for the items.
-        extras.require(extras.model_needs(run.profile.models, run.options.load.backend))
+        extras.require(sources.model_needs(run.profile.models, run.options.load.backend))
         if not narrows_selection(config):  # every requested item will be selected
             extras.require(
-                extras.item_needs(
+                sources.item_needs(
                     {k.name: k.cases() for k in run.kinds.values() if k.argname in requested},
                     run.options.data_dir,
                     run.options.load.backend,
@@ -70,13 +70,13 @@ def validate_collected(session: pytest.Session) -> None:
     """Remember the selected cases (models to load and inputs to prefetch come from them),
     and check what only the collected items tell."""
     config = session.config
-    run = nlp_session(config)
+    run = nlp_run(config)
     if run.collection_problems and not hasattr(config, "workerinput"):
         raise pytest.UsageError("\n".join(run.collection_problems))
     for item in session.items:
         case = case_of(run, item)
         if case is not None:  # a kind may parametrize another's cases (native comparisons)
-            run.selected[run.kind_of(case).name].append(case)
+            run.selected[case.kind].append(case)
     # What the selected items need installed, where start-up could not tell (a selection
     # by -m or -k; gated items from a module start-up did not know), was refused once with
     # the selection itself, on the controller (``selection.select``).

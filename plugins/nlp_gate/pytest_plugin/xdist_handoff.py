@@ -27,10 +27,10 @@ from nlp_gate.pytest_plugin.selection import (
     no_gated_items_message,
     runs_behavioral_suite,
 )
-from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, nlp_session
+from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, nlp_run
 
 if TYPE_CHECKING:
-    from nlp_gate.run_state import RunState
+    from nlp_gate.run import Run
 
 WIRE_KEY = "nlp_gate_records"
 
@@ -45,14 +45,14 @@ def register_controller(config: pytest.Config) -> None:
 def send_item_records(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
     """On a worker, with an item's teardown report: the records its run made."""
     if when == "teardown" and hasattr(item.config, "workerinput"):
-        wire = nlp_session(item.config).results.take_wire()
+        wire = nlp_run(item.config).recorder.take_wire()
         if wire:
             report.user_properties.append((WIRE_KEY, wire))
 
 
 def send_remaining_records(config: pytest.Config) -> None:
     """On a worker at its end: what belongs to no item (engine stats), in its output."""
-    wire = nlp_session(config).results.take_wire()
+    wire = nlp_run(config).recorder.take_wire()
     if wire:
         config.workeroutput[WIRE_KEY] = wire  # type: ignore[attr-defined]  # xdist sets it
 
@@ -117,18 +117,18 @@ class XdistController:
         # and xdist's note of it) brings its records a second time: the first stand.
         again = report.when == "teardown" and report.nodeid in self.finished
         for wire in wires if not again else []:
-            nlp_session(self.config).results.merge_wire(str(wire))
+            nlp_run(self.config).recorder.merge_wire(str(wire))
         if wires:  # consumed: not for other reporters (JUnit XML properties)
             report.user_properties = [p for p in report.user_properties if p[0] != WIRE_KEY]
         if report.when == "teardown":
             self.finished.add(report.nodeid)
-            settle_lost_item(nlp_session(self.config), report.nodeid)
+            settle_lost_item(nlp_run(self.config), report.nodeid)
 
     @pytest.hookimpl
     def pytest_testnodedown(self, node: object, error: object) -> None:
         wire = getattr(node, "workeroutput", {}).get(WIRE_KEY)
         if wire:
-            nlp_session(self.config).results.merge_wire(wire)
+            nlp_run(self.config).recorder.merge_wire(wire)
 
     @pytest.hookimpl
     def pytest_handlecrashitem(
@@ -154,7 +154,7 @@ class XdistController:
             return
         if not runs_behavioral_suite(self.config):
             return  # not a gate run (e.g. the project's own tests): xdist's report as it is
-        run = nlp_session(self.config)
+        run = nlp_run(self.config)
         lost = record_lost_item(run, crashitem, str(report.longrepr))
         report.when = "setup"  # an error of the run, not a gate the model missed
         report.longrepr = f"{report.longrepr}\n{lost['message']}"
@@ -163,7 +163,7 @@ class XdistController:
 
 
 # -- items lost with their worker ------------------------------------------------------------
-def record_lost_item(run: RunState, nodeid: str, crash: str) -> dict[str, Any]:
+def record_lost_item(run: Run, nodeid: str, crash: str) -> dict[str, Any]:
     """Record an item whose xdist worker died while running it (the controller only
     knows its node id: the models are those its parameter id names)."""
     # "path::test[suite/test/sst2/bert]", "@<xdist group>" appended under --dist loadgroup
@@ -184,24 +184,24 @@ def record_lost_item(run: RunState, nodeid: str, crash: str) -> dict[str, Any]:
         "(exit 3), even where xdist runs it again to its end"
     )
     record = {"item": nodeid, "models": models, "cause": crash.splitlines()[0], "message": message}
-    run.results.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
-    run.results.add("lost", len(run.results.sections.get("lost", [])), record)
+    run.recorder.take("lost", lambda lost: lost["item"] == nodeid)  # lost again on a re-run
+    run.recorder.add("lost", len(run.recorder.sections.get("lost", [])), record)
     return record
 
 
-def settle_lost_item(run: RunState, nodeid: str) -> None:
+def settle_lost_item(run: Run, nodeid: str) -> None:
     """The final report of an item recorded as lost arrived (xdist ran it again on
     another worker, or its worker died just after it finished): its records are its
     outcome, so it leaves ``lost``, and ``recovered`` says that its worker died."""
-    for record in run.results.take("lost", lambda lost: lost["item"] == nodeid):
+    for record in run.recorder.take("lost", lambda lost: lost["item"] == nodeid):
         message = (
             f"nlp-gate: item recovered, model {', '.join(record['models'])}: its "
             "worker process died, but its outcome arrived (xdist ran it again on "
             "another worker); counted once, by that outcome (pytest's summary also "
             "counts the crash, as an error)"
         )
-        run.results.add(
+        run.recorder.add(
             "recovered",
-            len(run.results.sections.get("recovered", [])),
+            len(run.recorder.sections.get("recovered", [])),
             {**record, "message": message},
         )

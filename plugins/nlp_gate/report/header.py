@@ -6,44 +6,43 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.config.registry_uri import is_registry_source
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.native.cases import cases_folder, unwritable_folder
 from nlp_gate.results import package_versions
+from nlp_gate.sources import source_of
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec
-    from nlp_gate.run_state import RunState
+    from nlp_gate.run import Run
 
 
-def run_metadata(state: RunState) -> dict[str, Any]:
+def run_metadata(run: Run) -> dict[str, Any]:
     """results.json's ``run`` block.  A run refused at start-up may have no profile or
     gates to describe: then its options only (results.json ``refused`` says why)."""
     try:
-        return _run_metadata(state)
+        return _run_metadata(run)
     except ConfigurationError:
         return {
-            "profile": state.options.profile,
-            "models_file": str(state.options.models_file or ""),
+            "profile": run.options.profile,
+            "models_file": str(run.options.models_file or ""),
             "models": [],
-            "seed": state.options.seed,
-            "sample": state.options.sample,
-            "thresholds_file": str(state.options.thresholds),
+            "seed": run.options.seed,
+            "sample": run.options.sample,
+            "thresholds_file": str(run.options.thresholds),
             "gates": None,
-            "shard": str(state.options.shard) if state.options.shard else None,
-            "device": state.options.load.device,
-            "dtype": state.options.load.dtype,
-            "backend": state.options.load.backend,
-            "batch_size": state.options.load.batch_size,
+            "shard": str(run.options.shard) if run.options.shard else None,
+            "device": run.options.load.device,
+            "dtype": run.options.load.dtype,
+            "backend": run.options.load.backend,
+            "batch_size": run.options.load.batch_size,
             "packages": package_versions(),
         }
 
 
-def _run_metadata(state: RunState) -> dict[str, Any]:
-    zoo = state.zoo.zoo_card()
-    run: dict[str, Any] = {
-        "profile": state.profile.name,
-        "models_file": str(state.profile.source_file),
+def _run_metadata(run: Run) -> dict[str, Any]:
+    zoo = run.zoo.zoo_card()
+    block: dict[str, Any] = {
+        "profile": run.profile.name,
+        "models_file": str(run.profile.source_file),
         "models": [
             {
                 "dataset": m.dataset,
@@ -51,51 +50,43 @@ def _run_metadata(state: RunState) -> dict[str, Any]:
                 "model_id": m.source,
                 "revision": m.revision if not m.is_zoo else (zoo or {}).get("recipe_hash"),
                 "labels": list(m.labels),
-                "location": state.location(m),
-                **_registry_record(state, m),
+                "location": run.pool.location(m),
+                **source_of(m).record(m, run.pool),
             }
-            for m in state.profile.models
+            for m in run.profile.models
         ],
-        "seed": state.options.seed,
-        "sample": state.options.sample,
-        "thresholds_file": str(state.options.thresholds),
-        "gates": gates_applied(state),
-        "shard": str(state.options.shard) if state.options.shard else None,
+        "seed": run.options.seed,
+        "sample": run.options.sample,
+        "thresholds_file": str(run.options.thresholds),
+        "gates": gates_applied(run),
+        "shard": str(run.options.shard) if run.options.shard else None,
     }
-    for kind in state.kinds.values():
-        run.update(kind.metadata())
-    run.update(
+    for kind in run.kinds.values():
+        block.update(kind.metadata())
+    block.update(
         {
-            "device": state.options.load.device,
-            "dtype": state.options.load.dtype,
-            "backend": state.options.load.backend,
-            "batch_size": state.options.load.batch_size,
+            "device": run.options.load.device,
+            "dtype": run.options.load.dtype,
+            "backend": run.options.load.backend,
+            "batch_size": run.options.load.batch_size,
             "packages": package_versions(),
         }
     )
-    return run
+    return block
 
 
-def _registry_record(state: RunState, spec: ModelSpec) -> dict[str, Any]:
-    """results.json's ``registry``: what a registry URI resolved to in this state."""
-    if not is_registry_source(spec.source):
-        return {}
-    resolved = state.registry.resolved(spec.source)
-    return {"registry": resolved.record() if resolved is not None else None}
-
-
-def gates_applied(state: RunState) -> str:
+def gates_applied(run: Run) -> str:
     """Where the run's gates come from: the thresholds file and profile, or the built-in
     gates of a ``--nlp-model`` run (its thresholds file absent or without a `cli`
     profile), which no file names."""
-    gates = state.thresholds
+    gates = run.thresholds
     if gates.builtin:
         why = "not found" if not gates.path.is_file() else f"has no {gates.profile!r} profile"
         return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
     return f"{gates.path} (profile {gates.profile!r})"
 
 
-def report_header(state: RunState) -> list[str]:
+def report_header(run: Run) -> list[str]:
     """Enough to reproduce the run: profile, models and revisions, seed, gates."""
     versions = package_versions()
     lines = [
@@ -103,31 +94,29 @@ def report_header(state: RunState) -> list[str]:
         f"nlp-gate {versions['nlp-gate']}: python {versions['python']}, "
         f"pytest {versions['pytest']}, pytest-xdist {versions['pytest-xdist']}, "
         f"checklist {versions['checklist-pattern']}",
-        f"nlp-gate: profile={state.profile.name} ({state.profile.source_file}) "
-        f"seed={state.options.seed} sample={state.options.sample or 'all'} "
-        f"gates={gates_applied(state)}"
-        + (f" shard={state.options.shard}" if state.options.shard else "")
+        f"nlp-gate: profile={run.profile.name} ({run.profile.source_file}) "
+        f"seed={run.options.seed} sample={run.options.sample or 'all'} "
+        f"gates={gates_applied(run)}"
+        + (f" shard={run.options.shard}" if run.options.shard else "")
         # Named when not the default: ONNX Runtime's probabilities differ in rounding.
         + (
-            f" backend={state.options.load.backend}"
-            if state.options.load.backend != LoadOptions.backend
+            f" backend={run.options.load.backend}"
+            if run.options.load.backend != LoadOptions.backend
             else ""
         ),
     ]
-    for m in state.profile.models:
+    for m in run.profile.models:
         rev = f"@{m.revision}" if m.revision else ""
         lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
-        resolved = state.registry.resolved(m.source) if is_registry_source(m.source) else None
-        if resolved is not None:  # what the alias named when this run resolved it
-            lines.append(f"nlp-gate:     resolved: {resolved.describe()}")
-    cases = cases_folder(state.options.results)
+        lines += [f"nlp-gate:     {line}" for line in source_of(m).described(m, run.pool)]
+    cases = cases_folder(run.options.results)
     unwritable = unwritable_folder(cases)
     if unwritable is not None:  # said once here, not as an error of every native item
         lines.append(
             f"nlp-gate: case files not written: cannot write {cases} "
             f"({unwritable}); native tests run on their cases in memory"
         )
-    drift = state.zoo.zoo_drift()
+    drift = run.zoo.zoo_drift()
     if drift:
         lines.append(
             f"nlp-gate: WARNING: {len(drift)} zoo model(s) differ from the zoo the "

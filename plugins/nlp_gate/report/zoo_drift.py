@@ -1,9 +1,9 @@
 """The built zoo's card (``zoo.json``) and its drift from the zoo the gates were calibrated on.
 
 What the run's header says of the zoo (its recipe hash, the models whose weights differ from
-``calibrated_on``) and the note a drifted model's gate miss gets.  Separate from the run's
-state (``nlp_gate.run_state``): it only reads the run's options, profile and gates, which
-``ZooRun`` names, so the state holds one ``ZooDrift`` and hands the kinds its ``drift_note``.
+``calibrated_on``) and the note a drifted model's gate miss gets.  Separate from the run
+(``nlp_gate.run``): it only reads the run's options, profile and gates, which
+``ZooRun`` names, so the run holds one ``ZooDrift`` and hands the kinds its ``drift_note``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from nlp_gate.config.profiles import ModelSpec, Profile
+    from nlp_gate.config.specs import ModelSpec, Profile
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.settings import Options
 
@@ -20,7 +20,7 @@ __all__ = ["ZooDrift", "ZooRun"]
 
 
 class ZooRun(Protocol):
-    """What of the run the zoo's drift reads (``RunState`` is one)."""
+    """What of the run the zoo's drift reads (``Run`` is one)."""
 
     @property
     def options(self) -> Options: ...

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec, Profile
+from nlp_gate.config.specs import ModelSpec, Profile
 from nlp_gate.kinds.attacks.gates import AttackKey
 from nlp_gate.kinds.attacks.recipes import Recipe
 from nlp_gate.kinds.base import OneModel
@@ -15,6 +15,7 @@ from nlp_gate.kinds.base import OneModel
 
 @dataclass(frozen=True, repr=False)
 class AttackCase(OneModel):
+    kind = "attacks"  # the registered kind that runs it (not a field)
     position: int
     recipe: Recipe
     model: ModelSpec

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, hub_split
 from nlp_gate.kinds.attacks import offline, resources

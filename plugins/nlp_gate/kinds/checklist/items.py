@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import pytest
 
-from nlp_gate.config.profiles import ModelSpec
+from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.kinds.checklist.marks import suite_marks
@@ -41,6 +41,7 @@ from nlp_gate.suites.catalog import TestInfo
 class OnModelTest(OneModel):
     """A CheckList test on one dataset's model: what a CheckList or native item runs."""
 
+    kind: ClassVar[str]  # each case type's own: ``checklist``, ``native``
     position: int
     info: TestInfo
     model: ModelSpec
@@ -66,6 +67,8 @@ class OnModelTest(OneModel):
 @dataclass(frozen=True, repr=False)
 class ChecklistCase(OnModelTest):
     """One pytest item of a released CheckList test."""
+
+    kind = "checklist"  # the registered kind that runs it (not a field)
 
     def marks(self) -> list[pytest.MarkDecorator]:
         # Keep a model's items on one xdist worker: one load, one prefetch.

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nlp_gate.config.profiles import Profile
+from nlp_gate.config.specs import Profile
 from nlp_gate.config.thresholds import (
     ThresholdsError,
     is_percent,
