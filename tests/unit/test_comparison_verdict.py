@@ -8,7 +8,7 @@ import pytest
 
 from nlp_gate.config.profiles import load_profile
 from nlp_gate.kinds.checklist.run import ChecklistResult
-from nlp_gate.kinds.comparison import (
+from nlp_gate.kinds.comparison.kind import (
     ComparisonCase,
     ComparisonConfig,
     judge,

@@ -18,7 +18,7 @@ from nlp_gate import extras, sources
 from nlp_gate.checklist_viewer import CORE, VIEWER, load_checklist
 from nlp_gate.config.profiles import ModelSpec, Task
 from nlp_gate.extras import Feature, Need
-from nlp_gate.kinds.accuracy import AccuracyCase
+from nlp_gate.kinds.accuracy.kind import AccuracyCase
 
 SENTIMENT = Task("sentiment", ("negative", "positive"), "sentiment")
 ABSENT = "nlp_gate_test_no_such_module"

@@ -29,22 +29,18 @@ PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "nlp_gate"
 
 # Each kind: the module prefixes that are that kind's own.  The rest of ``nlp_gate.kinds`` is
 # shared by every kind: ``base`` (the interface), ``context`` (what a kind sees of the run),
-# ``report_part`` (what a kind gives the report), ``checklist.{run,thresholds_section,marks,
+# ``report_part`` (what a kind gives the report), ``checklist.{run,gates,marks,
 # items}`` (running a CheckList test on a model, for the four kinds that do),
 # ``checklist.{report,layout,plots}`` (the report of the section the checklist and native
 # kinds share) and ``nlp_gate.kinds`` itself (the registry, which imports every
 # kind).
 KIND_MODULES = {
-    "accuracy": ("nlp_gate.kinds.accuracy", "nlp_gate.kinds.accuracy_report"),
+    "accuracy": ("nlp_gate.kinds.accuracy",),
     "attacks": ("nlp_gate.kinds.attacks",),
     "checklist": ("nlp_gate.kinds.checklist.kind",),
-    "comparison": (
-        "nlp_gate.kinds.comparison",
-        "nlp_gate.kinds.comparison_config",
-        "nlp_gate.kinds.comparison_report",
-    ),
+    "comparison": ("nlp_gate.kinds.comparison",),
     "native": ("nlp_gate.kinds.native",),
-    "search": ("nlp_gate.kinds.search", "nlp_gate.kinds.search_report"),
+    "search": ("nlp_gate.kinds.search",),
 }
 
 
@@ -123,7 +119,7 @@ def kind_of(module: str) -> str | None:
 
 def test_the_graph_is_read() -> None:
     """A guard on the walk itself: it sees the registry importing the kinds."""
-    assert "nlp_gate.kinds.comparison" in GRAPH["nlp_gate.kinds"]
+    assert "nlp_gate.kinds.comparison.kind" in GRAPH["nlp_gate.kinds"]
     assert "nlp_gate.kinds" in GRAPH["nlp_gate.run"]
 
 

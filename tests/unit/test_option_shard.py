@@ -13,7 +13,7 @@ import pytest
 
 from fixtures.shard_run import collected as _collected
 from fixtures.shard_run import pytest_run as _pytest
-from nlp_gate.comparison_stats import rejudge
+from nlp_gate.kinds.comparison.stats import rejudge
 from nlp_gate.shard import Shard, ShardError, assign
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.thresholds import ThresholdsError
-from nlp_gate.kinds.accuracy import AccuracyGates
-from nlp_gate.kinds.comparison import ComparisonConfig
-from nlp_gate.kinds.comparison_config import parse_config
+from nlp_gate.kinds.accuracy.kind import AccuracyGates
+from nlp_gate.kinds.comparison.gates import parse_config
+from nlp_gate.kinds.comparison.kind import ComparisonConfig
 
 DATASETS = {"sst2", "rte"}
 MODELS = {"bert", "albert"}

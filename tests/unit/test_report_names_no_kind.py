@@ -109,7 +109,7 @@ def test_the_rule_catches_a_kind_named(tmp_path: Path) -> None:
     module = tmp_path / "leak.py"
     module.write_text(
         '"""Prose may say attacks."""\n'
-        "from nlp_gate.kinds.accuracy_report import accuracy_table\n"
+        "from nlp_gate.kinds.accuracy.report import accuracy_table\n"
         'rows = accuracy_table(results.get("records", []))\n'
     )
     problems = kind_names_in(module, kind_words(), section_keys())

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from nlp_gate.config.thresholds import ThresholdsError, load_thresholds
-from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, GateKey, Universe
+from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey, Universe
 
 SECTIONS = ("checklist", "accuracy", "comparison", "attacks")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from nlp_gate.kinds.accuracy import AccuracyKind
+from nlp_gate.kinds.accuracy.kind import AccuracyKind
 from nlp_gate.kinds.attacks.kind import AttackKind
 from nlp_gate.kinds.base import ItemKind
 from nlp_gate.kinds.checklist.kind import ChecklistKind
-from nlp_gate.kinds.comparison import ComparisonKind
-from nlp_gate.kinds.native import NativeKind
-from nlp_gate.kinds.search import SearchKind
+from nlp_gate.kinds.comparison.kind import ComparisonKind
+from nlp_gate.kinds.native.kind import NativeKind
+from nlp_gate.kinds.search.kind import SearchKind
 
 KINDS: tuple[type[ItemKind[Any]], ...] = (
     ChecklistKind,

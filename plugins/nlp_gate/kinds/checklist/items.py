@@ -20,6 +20,7 @@ import pytest
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
+from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import (
     ChecklistResult,
@@ -29,7 +30,6 @@ from nlp_gate.kinds.checklist.run import (
     predict_fn,
     run_test,
 )
-from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, GateKey
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search_space import SearchSpace
 from nlp_gate.records import ModelRecordHead, model_head

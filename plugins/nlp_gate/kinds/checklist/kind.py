@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from nlp_gate.kinds.checklist.gates import ChecklistGates, Universe, universe
 from nlp_gate.kinds.checklist.items import ChecklistCase, ChecklistItems, ChecklistTestKind
 from nlp_gate.kinds.checklist.marks import (
     CAPABILITY_MARKERS,
@@ -26,7 +27,6 @@ from nlp_gate.kinds.checklist.marks import (
     TYPE_MARKERS,
 )
 from nlp_gate.kinds.checklist.report import REPORT
-from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, Universe, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.search_space import SearchSpace
 from nlp_gate.suites import SuiteUnavailable, default_search_dirs

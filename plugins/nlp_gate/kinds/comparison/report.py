@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nlp_gate.comparison_stats import rejudge
+from nlp_gate.kinds.comparison.stats import rejudge
 from nlp_gate.kinds.report_part import (
     NOT_RUN,
     RECORDED_GATE,

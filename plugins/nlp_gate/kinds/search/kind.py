@@ -40,7 +40,7 @@ from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import run_test
 from nlp_gate.kinds.context import CheckListTests, KindContext
-from nlp_gate.kinds.search_report import REPORT
+from nlp_gate.kinds.search.report import REPORT
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search_space import Candidate, SearchSpace, SearchSpaceError, search
 from nlp_gate.records import ModelRecordHead, model_head

@@ -24,10 +24,10 @@ import pytest
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import unencodable
 from nlp_gate.kinds.base import Verdict
+from nlp_gate.kinds.checklist.gates import ChecklistGates, universe
 from nlp_gate.kinds.checklist.items import ChecklistItems, ChecklistTestKind, OnModelTest
 from nlp_gate.kinds.checklist.marks import TASK_MARKERS, suite_marks
 from nlp_gate.kinds.checklist.report import REPORT
-from nlp_gate.kinds.checklist.thresholds_section import ChecklistGates, universe
 from nlp_gate.kinds.context import KindContext
 from nlp_gate.native.cases import cases_folder, write_cases
 from nlp_gate.native.definition import NativeTest, NativeTestError, definition_of

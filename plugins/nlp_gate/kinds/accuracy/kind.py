@@ -26,7 +26,7 @@ import pytest
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.config.thresholds import percent_problems, raise_problems, unknown_names
 from nlp_gate.eval_sets import EvalDataMissing
-from nlp_gate.kinds.accuracy_report import REPORT
+from nlp_gate.kinds.accuracy.report import REPORT
 from nlp_gate.kinds.base import ItemKind, Labels, Models, OneModel, Verdict
 from nlp_gate.stats import wilson_interval
 

@@ -31,7 +31,7 @@ to the baseline changes nothing.
 Without a baseline and a candidate there are no comparison items.  BH needs every p-value of
 the run, so the first comparison item computes all selected comparisons; all of them share one
 xdist group, so that happens once, on one worker.  The statistics and the verdict are
-``nlp_gate.comparison_stats`` (pytest-free: the merge of sharded runs re-judges with it).
+``nlp_gate.kinds.comparison.stats`` (pytest-free: the merge of sharded runs re-judges with it).
 """
 
 from __future__ import annotations
@@ -43,19 +43,19 @@ from typing import Any
 
 import pytest
 
-from nlp_gate.comparison_stats import (
+from nlp_gate.config.specs import ModelSpec
+from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.checklist.items import OnModelTest
+from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
+from nlp_gate.kinds.comparison.gates import parse_config
+from nlp_gate.kinds.comparison.report import REPORT
+from nlp_gate.kinds.comparison.stats import (
     Comparison,
     ComparisonConfig,
     judge,
     pair_outcomes,
     worse_than_all,
 )
-from nlp_gate.config.specs import ModelSpec
-from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
-from nlp_gate.kinds.checklist.items import OnModelTest
-from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
-from nlp_gate.kinds.comparison_config import parse_config
-from nlp_gate.kinds.comparison_report import REPORT
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nlp_gate.comparison_stats import ComparisonConfig
 from nlp_gate.config.thresholds import (
     is_number,
     percent_problems,
     raise_problems,
     unknown_names,
 )
+from nlp_gate.kinds.comparison.stats import ComparisonConfig
 
 __all__ = ["DEFAULT_ALPHA", "SECTION_KEYS", "parse_config"]
 
