@@ -13,13 +13,13 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.options import Options
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.engine.rows import InputIndex
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet, load_eval_set
-from nlp_gate.settings import Options
 from nlp_gate.shard import weights_size
 from nlp_gate.sources import source_of
 

@@ -1,7 +1,7 @@
 """The run (``Run``, kept in ``config.stash``): what a run knows that is not particular to one
 kind of item -- its options, profile and gates, its kinds and their selected cases -- and the
 two entry points of every gated item, ``prepare`` and ``check``.  Its models are its
-``ModelPool``'s (``nlp_gate.pool``), its records its ``Recorder``'s (``nlp_gate.recorder``);
+``ModelPool``'s (``nlp_gate.pool``), its records its ``Recorder``'s (``nlp_gate.results.recorder``);
 its header and results.json metadata are ``nlp_gate.report.header``'s; its zoo's card and
 drift, ``nlp_gate.report.zoo_drift``'s; the items an xdist worker lost,
 ``pytest_plugin.xdist_handoff``'s.
@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.options import Options
 from nlp_gate.config.profiles import CLI_PROFILE, cli_profile, load_profile
 from nlp_gate.config.specs import ModelSpec, Profile
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
@@ -27,10 +28,9 @@ from nlp_gate.eval_sets import EvalDataMissing, EvalSet
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
 from nlp_gate.pool import ModelPool
-from nlp_gate.recorder import Recorder
 from nlp_gate.report import mlflow_log
 from nlp_gate.report.zoo_drift import ZooDrift
-from nlp_gate.settings import Options
+from nlp_gate.results.recorder import Recorder
 from nlp_gate.sources import source_of
 
 __all__ = ["Run"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from nlp_gate.config.options import MlflowLog
 from nlp_gate.report import RunEnd
 from nlp_gate.report.mlflow_log import (
     _scrub,
@@ -19,7 +20,6 @@ from nlp_gate.report.mlflow_log import (
     params,
     run_verdict,
 )
-from nlp_gate.settings import MlflowLog
 
 NASTY = [
     ("fail_rate", "sst2", "bert", "sentiment", "used to, but now (neg)"),

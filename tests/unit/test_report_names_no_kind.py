@@ -128,9 +128,9 @@ def test_a_new_kind_reaches_every_report_through_its_part(
     """A toy kind registered with its part, and no other edit: its table is written in every
     format, its records counted in the verdict line and its run gate judged."""
     from nlp_gate.kinds.report_part import Cell, Column, Record, ReportPart, Table
-    from nlp_gate.records import Section
     from nlp_gate.report import parts, write_reports
     from nlp_gate.report.verdict import verdict
+    from nlp_gate.results.records import Section
 
     class ToyReport(ReportPart):
         section = Section("toys", "toy")

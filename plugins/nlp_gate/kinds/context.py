@@ -18,13 +18,13 @@ import pytest
 from nlp_gate.config.specs import ModelSpec
 
 if TYPE_CHECKING:
+    from nlp_gate.config.options import Options
     from nlp_gate.config.specs import Profile
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
     from nlp_gate.kinds.checklist.run import ChecklistResult, PredictFn
     from nlp_gate.native.search_space import SearchSpace
-    from nlp_gate.settings import Options
     from nlp_gate.suites.catalog import TestInfo
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from nlp_gate.records import ItemStatus, Section
+from nlp_gate.results.records import ItemStatus, Section
 
 NOT_RUN = "—"  # no record: the item was not selected, or it errored before its verdict
 NOTHING_TESTED = "n/a"  # the item ran but every case was filtered out (fail_rate None)

@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
+from nlp_gate.config.options import results_file
 from nlp_gate.pytest_plugin import early_signals
 from nlp_gate.pytest_plugin.stash import PYTEST_SESSION_KEY, RUN_KEY
-from nlp_gate.settings import results_file
 
 # The stop signal this process received (SIGINT, SIGTERM), once one came.
 STOP_SIGNAL_KEY = pytest.StashKey[str]()

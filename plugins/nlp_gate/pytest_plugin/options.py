@@ -1,6 +1,7 @@
-"""The plugin's command-line options and ini keys, declared in pytest's ``nlp-gate`` group, and
-read once into the run's typed settings (``nlp_gate.settings.Options``, ``options_from``); each
-item kind declares its own options (``ItemKind.add_options``).  The markers: ``marks.py``.
+"""The plugin's command-line options and ini keys, declared in pytest's ``nlp-gate`` group,
+and read once into the run's typed options (``nlp_gate.config.options.Options``,
+``options_from``); each item kind declares its own options (``ItemKind.add_options``).
+The markers: ``marks.py``.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any, Literal
 import pytest
 
 from nlp_gate.config import at_least
+from nlp_gate.config.options import MLFLOW_EXPERIMENT, MlflowLog, Options, results_file
 from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
-from nlp_gate.settings import MLFLOW_EXPERIMENT, MlflowLog, Options, results_file
 from nlp_gate.shard import Shard, ShardError
 
 

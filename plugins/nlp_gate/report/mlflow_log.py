@@ -32,10 +32,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from nlp_gate import __version__, extras
 from nlp_gate.config import ConfigurationError
+from nlp_gate.config.options import MlflowLog
 from nlp_gate.report import RunEnd
 from nlp_gate.report.parts import report_parts
 from nlp_gate.report.verdict import verdict
-from nlp_gate.settings import MlflowLog
 
 # The tags each gated model version gets.
 VERDICT_TAG = "nlp_gate.verdict"

@@ -12,9 +12,9 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from nlp_gate.config.options import Options
     from nlp_gate.config.specs import ModelSpec, Profile
     from nlp_gate.config.thresholds import Thresholds
-    from nlp_gate.settings import Options
 
 __all__ = ["ZooDrift", "ZooRun"]
 

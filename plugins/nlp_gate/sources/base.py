@@ -23,11 +23,11 @@ from nlp_gate.config.endpoint_url import Access
 from nlp_gate.config.specs import ModelSpec, ProfileError
 
 if TYPE_CHECKING:
+    from nlp_gate.config.options import Options
     from nlp_gate.engine.batching import Encodings
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.engine.rows import InputIndex
     from nlp_gate.extras import Need
-    from nlp_gate.settings import Options
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ from nlp_gate.kinds.report_part import (
     model_columns,
     pct,
 )
-from nlp_gate.records import Section
+from nlp_gate.results.records import Section
 
 
 def accuracy_table(records: list[Record], run: Record) -> Table | None:

@@ -23,7 +23,7 @@ from nlp_gate.kinds.report_part import (
     bold_extreme,
     pct,
 )
-from nlp_gate.records import Section
+from nlp_gate.results.records import Section
 
 
 def _substitutes(value: Any) -> str:

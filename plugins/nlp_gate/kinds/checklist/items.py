@@ -32,7 +32,7 @@ from nlp_gate.kinds.checklist.run import (
 )
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search_space import SearchSpace
-from nlp_gate.records import ModelRecordHead, model_head
+from nlp_gate.results.records import ModelRecordHead, model_head
 from nlp_gate.stats import wilson_interval
 from nlp_gate.suites.catalog import TestInfo
 

@@ -29,7 +29,7 @@ from nlp_gate.kinds.report_part import (
     model_columns,
     pct,
 )
-from nlp_gate.records import Section
+from nlp_gate.results.records import Section
 
 OMITTED_MARK = " †"
 OMITTED_NOTE = "† not in the seed report's table (it omitted these tests); shown after its rows."

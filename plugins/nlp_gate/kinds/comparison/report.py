@@ -25,7 +25,7 @@ from nlp_gate.kinds.report_part import (
     one_decimal,
     pct,
 )
-from nlp_gate.records import Section
+from nlp_gate.results.records import Section
 
 
 def _signed(value: float | None) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nlp_gate.records import RecordHead, head
+from nlp_gate.results.records import RecordHead, head
 from nlp_gate.stats import PairedCounts, benjamini_hochberg, mcnemar_exact, paired_difference
 
 if TYPE_CHECKING:

@@ -43,7 +43,7 @@ from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.kinds.search.report import REPORT
 from nlp_gate.native.definition import NativeTestError
 from nlp_gate.native.search_space import Candidate, SearchSpace, SearchSpaceError, search
-from nlp_gate.records import ModelRecordHead, model_head
+from nlp_gate.results.records import ModelRecordHead, model_head
 from nlp_gate.suites.catalog import TestInfo
 
 SOURCE = "native"  # the kind whose tests declare search spaces

@@ -4,7 +4,7 @@ fails when it found a counterexample, and says so in its figures and MLflow metr
 from __future__ import annotations
 
 from nlp_gate.kinds.report_part import Figures, Put, Record, ReportPart
-from nlp_gate.records import Section
+from nlp_gate.results.records import Section
 
 
 class SearchReport(ReportPart):

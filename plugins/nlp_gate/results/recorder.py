@@ -4,7 +4,7 @@ kind's section, the items that ended without one (``errors``), and what each mod
 
 The store under it and the file it becomes are ``nlp_gate.results``'s (``ResultStore``, which
 the merge of sharded runs uses alone); the sections and the head every CheckList record
-starts with are ``nlp_gate.records``'s, a leaf the kinds import to write their records.
+starts with are ``nlp_gate.results.records``'s, a leaf the kinds import to write their records.
 """
 
 from __future__ import annotations
