@@ -23,7 +23,7 @@ from nlp_gate.config.options import Options
 from nlp_gate.config.profiles import CLI_PROFILE, cli_profile, load_profile
 from nlp_gate.config.specs import ModelSpec, Profile
 from nlp_gate.config.thresholds import Thresholds, cli_thresholds, load_thresholds
-from nlp_gate.engine.onnx_backend import check_backend
+from nlp_gate.engine.onnx_backend import validate_backend
 from nlp_gate.eval_sets import EvalDataMissing, EvalSet
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.base import Case, ItemKind, Verdict
@@ -114,7 +114,7 @@ class Run:
     def validate_backend(self) -> None:
         """``--nlp-backend``: what it needs installed, a device and dtype it runs on."""
         load = self.options.load
-        check_backend(
+        validate_backend(
             load.backend,
             load.device,
             load.dtype,

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.engine.checkpoint import ModelLoadError, check_classifier
+from nlp_gate.engine.checkpoint import ModelLoadError, validate_classifier
 from nlp_gate.engine.loading import load_classifier
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds.checklist import run as checklist_run
@@ -31,7 +31,7 @@ def test_generic_labels_are_mapped_by_the_models_file(tmp_path: Path) -> None:
     """A checkpoint whose outputs are LABEL_0 / LABEL_1 says nothing about which is which: it
     loads under either order of the models file's ``labels``, and that order alone decides
     which output a prediction reads as which class."""
-    check_classifier("m", SPEC, CLASSIFIER, missing_keys=[])  # no refusal: nothing to contradict
+    validate_classifier("m", SPEC, CLASSIFIER, missing_keys=[])  # no refusal: nothing to contradict
     # The embedded zoo's sst2/bert (under 1 MB), its output names made generic.
     checkpoint = tmp_path / "generic"
     shutil.copytree(embedded.WEIGHTS / "zoo" / "sst2" / "bert", checkpoint)
@@ -55,12 +55,12 @@ def test_generic_labels_are_mapped_by_the_models_file(tmp_path: Path) -> None:
 def test_fill_mask_checkpoint_is_refused() -> None:
     config = {**CLASSIFIER, "architectures": ["AlbertForMaskedLM"]}
     with pytest.raises(ModelLoadError, match="not a sequence classifier"):
-        check_classifier("m", SPEC, config, missing_keys=[])
+        validate_classifier("m", SPEC, config, missing_keys=[])
 
 
 def test_newly_initialised_head_is_refused() -> None:
     with pytest.raises(ModelLoadError, match="classifier.weight"):
-        check_classifier(
+        validate_classifier(
             "m", SPEC, CLASSIFIER, missing_keys=["classifier.weight", "classifier.bias"]
         )
 
@@ -68,13 +68,13 @@ def test_newly_initialised_head_is_refused() -> None:
 def test_named_labels_that_contradict_the_models_file_are_refused() -> None:
     config = {**CLASSIFIER, "id2label": {"0": "POSITIVE", "1": "NEGATIVE"}}
     with pytest.raises(ModelLoadError, match="output 0 is named 'POSITIVE'"):
-        check_classifier("m", SPEC, config, missing_keys=[])
+        validate_classifier("m", SPEC, config, missing_keys=[])
 
 
 def test_output_count_must_match_the_task() -> None:
     config = {**CLASSIFIER, "id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}
     with pytest.raises(ModelLoadError, match="3 outputs"):
-        check_classifier("m", SPEC, config, missing_keys=[])
+        validate_classifier("m", SPEC, config, missing_keys=[])
 
 
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=50))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from nlp_gate.config import ConfigurationError
-from nlp_gate.engine.onnx_backend import check_backend, option_problem
+from nlp_gate.engine.onnx_backend import option_problem, validate_backend
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_onnx_refuses_a_gpu_device_or_a_half_precision_dtype(
     problem = option_problem("onnx", device, dtype)
     assert problem is not None and named in problem and "--nlp-backend torch" in problem
     with pytest.raises(ConfigurationError, match=named):
-        check_backend("onnx", device, dtype, checkpoints=True)
+        validate_backend("onnx", device, dtype, checkpoints=True)
 
 
 def test_an_unknown_backend_is_named() -> None:
@@ -64,7 +64,7 @@ def test_a_missing_onnxruntime_stops_the_run_naming_the_extra(
 ) -> None:
     _without(monkeypatch, "onnxruntime")
     with pytest.raises(ConfigurationError) as refused:
-        check_backend("onnx", "auto", "float32", checkpoints=True)
+        validate_backend("onnx", "auto", "float32", checkpoints=True)
     message = str(refused.value)
     assert len(message.splitlines()) == 1  # one message, not one per item
     assert "--nlp-backend onnx" in message and "[onnx] extra" in message
@@ -73,6 +73,6 @@ def test_a_missing_onnxruntime_stops_the_run_naming_the_extra(
 
 def test_nothing_is_required_where_nothing_is_exported(monkeypatch: pytest.MonkeyPatch) -> None:
     _without(monkeypatch, "onnxruntime")
-    check_backend("torch", "auto", "float32", checkpoints=True)  # the default backend
+    validate_backend("torch", "auto", "float32", checkpoints=True)  # the default backend
     # Only prediction functions: no checkpoint to export, so the backend changes nothing.
-    check_backend("onnx", "auto", "float32", checkpoints=False)
+    validate_backend("onnx", "auto", "float32", checkpoints=False)

@@ -14,7 +14,7 @@ import pytest
 
 def test_a_negative_probability_is_called_so() -> None:
     from nlp_gate.config.profiles import load_profile
-    from nlp_gate.engine.function_model import PredictionError, check_rows
+    from nlp_gate.engine.function_model import PredictionError, validate_rows
 
     spec = load_profile("paper").get("sst2", "bert")
     with pytest.raises(
@@ -22,4 +22,4 @@ def test_a_negative_probability_is_called_so() -> None:
         match=r"a negative probability \(1 of 2; row 1 is "
         r"\[1.5, -0.5\]\)",
     ):
-        check_rows(spec, [[0.5, 0.5], [1.5, -0.5]], 2)
+        validate_rows(spec, [[0.5, 0.5], [1.5, -0.5]], 2)

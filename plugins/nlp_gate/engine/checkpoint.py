@@ -215,7 +215,7 @@ def _config_problem(
         # save_pretrained leaves out a default label map: transformers' default, 2 labels.
         config = {**config, "num_labels": 2}
     try:
-        check_classifier(where, spec, config, missing_keys=())
+        validate_classifier(where, spec, config, missing_keys=())
     except ModelLoadError as exc:
         return str(exc)
     return None
@@ -312,7 +312,7 @@ def local_files(location: str) -> list[Path]:
     return [p for p in path.iterdir() if p.is_file()] if path.is_dir() else []
 
 
-def check_classifier(
+def validate_classifier(
     where: str, spec: ModelSpec, config: dict[str, Any], missing_keys: Sequence[str]
 ) -> None:
     """Refuse an untrained head or a label mapping that disagrees with the checkpoint."""

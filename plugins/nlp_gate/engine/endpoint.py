@@ -61,8 +61,8 @@ from nlp_gate.engine.endpoint_http import (
 from nlp_gate.engine.function_model import (
     FunctionClassifier,
     PredictionError,
-    check_rows,
     probe_batch,
+    validate_rows,
 )
 from nlp_gate.engine.prediction_cache import PredictionCache
 from nlp_gate.engine.predictor import LoadOptions
@@ -202,7 +202,7 @@ def preflight_endpoint(spec: ModelSpec, timeout: float) -> str | None:
         return _unreachable(spec, endpoint)
     batch = probe_batch(spec)
     try:
-        check_rows(
+        validate_rows(
             spec,
             label_scores(
                 spec, endpoint.shown, endpoint.predict(list(batch), connect_retries=False)
@@ -229,7 +229,7 @@ def label_scores(spec: ModelSpec, shown: str, rows: list[Any]) -> list[Any]:
     """``rows`` as probability rows in ``spec.labels`` order when they are label/score pairs
     (what MLflow's scoring server answers for a transformers text-classification pipeline:
     ``{"0": {"label": ..., "score": ...}, "1": ...}`` per input, or a list of such pairs);
-    any other rows as they are, for ``check_rows``.  A pipeline that answers its top label
+    any other rows as they are, for ``validate_rows``.  A pipeline that answers its top label
     only, or labels that are not the model's, is refused: a probability row cannot be made
     from them honestly."""
     if not rows or not all(
@@ -299,7 +299,7 @@ class EndpointClassifier(FunctionClassifier):
             self.fingerprint_source = "declared" if spec.revision else "endpoint"
 
     def _checked(self, returned: Any, n: int) -> np.ndarray:
-        return check_rows(self.spec, label_scores(self.spec, self.endpoint.shown, returned), n)
+        return validate_rows(self.spec, label_scores(self.spec, self.endpoint.shown, returned), n)
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         size = self.options.batch_size

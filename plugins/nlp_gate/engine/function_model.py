@@ -94,13 +94,13 @@ def preflight_function(spec: ModelSpec, search: Sequence[Path]) -> str | None:
             f"{batch!r}: {exc}"
         )
     try:
-        check_rows(spec, returned, len(batch))
+        validate_rows(spec, returned, len(batch))
     except PredictionError as exc:
         return f"{exc} (on a probe batch {batch!r})"
     return None
 
 
-def check_rows(spec: ModelSpec, returned: Any, n: int) -> np.ndarray:
+def validate_rows(spec: ModelSpec, returned: Any, n: int) -> np.ndarray:
     """``returned`` as float64 class probabilities of ``n`` inputs (the function's own
     precision: CheckList's arithmetic on band edges such as 1/3 depends on it), or a
     ``PredictionError`` saying what it is instead."""
@@ -191,7 +191,7 @@ class FunctionClassifier(Classifier):
         return out
 
     def _checked(self, returned: Any, n: int) -> np.ndarray:
-        return check_rows(self.spec, returned, n)
+        return validate_rows(self.spec, returned, n)
 
 
 def load_function_classifier(

@@ -20,12 +20,12 @@ from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import (
     ModelLoadError,
-    check_classifier,
     checkpoint_config,
     describe,
     fused_activation,
     local_files,
     unreachable_error,
+    validate_classifier,
 )
 from nlp_gate.engine.keys import fingerprint
 from nlp_gate.engine.onnx_backend import (
@@ -74,7 +74,7 @@ def load_classifier(
         config, commit = checkpoint_config(location, spec.revision)
     except OSError as exc:
         raise unreachable_error(where, spec, exc) from exc
-    check_classifier(where, spec, config, missing_keys=())
+    validate_classifier(where, spec, config, missing_keys=())
     overrides = fused_activation(config)
     pruning = pruning_rule(config)
     onnx = options.backend == "onnx"
@@ -173,7 +173,7 @@ def _load_weights(
         # from None: the message holds the cause; the chain holds transformers' and torch's
         # advice to load the file another way (from_tf=True, weights_only=False)
         raise unreachable_error(where, spec, exc) from None
-    check_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
+    validate_classifier(where, spec, model.config.to_dict(), info["missing_keys"])
     model.to(device=device).eval()
     if pruning:
         prune_last_layer(model, pruning)

@@ -41,7 +41,7 @@ from nlp_gate.config.registry_uri import (
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.batching import Encodings
 from nlp_gate.engine.checkpoint import ModelLoadError, checkpoint_label_names, preflight
-from nlp_gate.engine.function_model import check_rows, probe_batch
+from nlp_gate.engine.function_model import probe_batch, validate_rows
 from nlp_gate.engine.loading import load_classifier
 from nlp_gate.engine.mlflow_pyfunc import (
     PyfuncClassifier,
@@ -159,7 +159,7 @@ class Registry:
         batch = probe_batch(spec)
         try:
             model = load_pyfunc(spec, resolved)
-            check_rows(spec, predict(model, list(batch)), len(batch))
+            validate_rows(spec, predict(model, list(batch)), len(batch))
         except ModelLoadError as exc:
             return f"{exc} (on a probe batch {batch!r})"
         except Exception as exc:  # the registry's code: whatever it raises is the message

@@ -71,7 +71,7 @@ def option_problem(backend: str, device: str, dtype: str) -> str | None:
     return None
 
 
-def check_backend(backend: str, device: str, dtype: str, checkpoints: bool) -> None:
+def validate_backend(backend: str, device: str, dtype: str, checkpoints: bool) -> None:
     """Refuse at start-up (``ConfigurationError``, exit 4) a backend that cannot run:
     ``--nlp-backend onnx`` with checkpoints to run and its ``[onnx]`` extra not installed, or
     with a device or dtype it does not run on."""
