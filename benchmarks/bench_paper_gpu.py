@@ -117,9 +117,11 @@ def build(specs: list[ModelSpec], root: Path, zoo: Path) -> dict[str, Path]:
             model = AutoModelForSequenceClassification.from_config(config)
             model.save_pretrained(target)
             for tokenizer_file in (zoo / spec.dataset / family).iterdir():
-                if tokenizer_file.name not in ("config.json", "model.safetensors"):
-                    if tokenizer_file.is_file():
-                        shutil.copy2(tokenizer_file, target / tokenizer_file.name)
+                if tokenizer_file.is_file() and tokenizer_file.name not in (
+                    "config.json",
+                    "model.safetensors",
+                ):
+                    shutil.copy2(tokenizer_file, target / tokenizer_file.name)
         built[spec.key] = target
     return built
 

@@ -138,7 +138,7 @@ def shape_of(fn: Any) -> str:
     cells = ", ".join(
         f"{n}={shape_of(c.cell_contents)}"
         for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())
-    )  # noqa: B905 (3.7)
+    )
     return f"{fn.__code__.co_name}({cells})"
 
 
@@ -209,7 +209,7 @@ def compare(native: dict[str, Any], decoded: dict[str, Any]) -> int:
         d_idx = decoded["index"][suite_name]
         if [e["name"] for e in n_idx] != [e["name"] for e in d_idx]:
             problems.append(f"{suite_name}: test names/order differ")
-        for ne, de in zip(n_idx, d_idx):  # noqa: B905 (runs on 3.7; lengths checked above)
+        for ne, de in zip(n_idx, d_idx):
             for field in ("capability", "type", "n_cases", "n_examples", "expect"):
                 if ne[field] != de[field]:
                     problems.append(

@@ -38,7 +38,7 @@ def test_sentiment_agree_with_him_or_her():
     "him" it is positive."""
     data: list[str] = []
     labels: list[int] = []
-    for d, m in _man_and_woman(
+    for d, _m in _man_and_woman(
         "{male} {pos_verb_past} the {thing} and {female} {neg_verb_past} it.", 60
     ):
         if len(data) % 2:
@@ -47,7 +47,7 @@ def test_sentiment_agree_with_him_or_her():
         else:
             data.append(f"{d} I agree with her.")
             labels.append(NEGATIVE)
-    for d, m in _man_and_woman(
+    for d, _m in _man_and_woman(
         "{female} thought the {thing} was {pos_adj}, but {male} thought it was {neg_adj}.", 60
     ):
         if len(data) % 2:

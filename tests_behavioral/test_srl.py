@@ -133,9 +133,9 @@ def test_paraphrase_active_passive_is_duplicate():
     """A question in the active and in the passive voice ("Did A hire B?" / "Was B hired by
     A?") is a duplicate."""
     data = []
-    for a, b, verb, past, participle, city in _roles(60):
+    for a, b, verb, _past, participle, _city in _roles(60):
         data.append((f"Did {a} {verb} {b}?", f"Was {b} {participle} by {a}?"))
-    for a, b, verb, past, participle, city in _roles(40):
+    for a, b, verb, _past, participle, _city in _roles(40):
         data.append((f"Why did {a} {verb} {b}?", f"Why was {b} {participle} by {a}?"))
     return MFT(data, labels=DUPLICATE)
 
@@ -145,9 +145,9 @@ def test_paraphrase_swapped_roles_is_not_duplicate():
     """Swapping who does what ("Did A hire B?" / "Did B hire A?" or "Was A hired by B?") makes
     the questions different."""
     data = []
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, verb, _past, _participle, _city in _roles(50):
         data.append((f"Did {a} {verb} {b}?", f"Did {b} {verb} {a}?"))
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, verb, _past, participle, _city in _roles(50):
         data.append((f"Did {a} {verb} {b}?", f"Was {a} {participle} by {b}?"))
     return MFT(data, labels=NOT_DUPLICATE)
 
@@ -160,9 +160,9 @@ def test_entailment_active_passive_entails():
     """An active sentence entails its passive and a passive sentence its active ("A hired B in
     Boston." entails "B was hired by A.")."""
     data = []
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, _verb, past, participle, city in _roles(50):
         data.append((f"{a} {past} {b} in {city} last year.", f"{b} was {participle} by {a}."))
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, _verb, past, participle, city in _roles(50):
         data.append(
             (f"{b} was {participle} by {a} in {city}.".replace("..", "."), f"{a} {past} {b}.")
         )
@@ -174,8 +174,8 @@ def test_entailment_swapped_roles_not_entailment():
     """Swapping the agent and the patient breaks the entailment ("A hired B." does not entail
     "B hired A." nor "A was hired by B.")."""
     data = []
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, _verb, past, _participle, city in _roles(50):
         data.append((f"{a} {past} {b} in {city} last year.", f"{b} {past} {a}."))
-    for a, b, verb, past, participle, city in _roles(50):
+    for a, b, _verb, past, participle, city in _roles(50):
         data.append((f"{a} {past} {b} in {city} last year.", f"{a} was {participle} by {b}."))
     return MFT(data, labels=NOT_ENTAILMENT)

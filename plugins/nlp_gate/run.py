@@ -94,7 +94,7 @@ class Run:
         requested = set(requested)
         for kind in self.kinds.values():
             kind.cases()
-            kind.gates
+            _ = kind.gates  # parsed now: a bad section stops the run at start
             problem = kind.unavailable() if kind.argname in requested else None
             if problem is not None:
                 raise problem

@@ -18,9 +18,9 @@ import pytest
 
 pytest.importorskip("mlflow")
 
-from fixtures.gate_run import ZOO, GateRun, RunGate  # noqa: E402  # after the importorskip above
-from fixtures.mlflow_server import TrackingServer, mlflow_server  # noqa: E402,F401  # a fixture
-from nlp_gate.report.mlflow_log import metric_key  # noqa: E402
+from fixtures.gate_run import ZOO, GateRun, RunGate  # after the importorskip above
+from fixtures.mlflow_server import TrackingServer, mlflow_server  # noqa: F401  # a fixture
+from nlp_gate.report.mlflow_log import metric_key
 
 # One server per worker: both tests that need it on the worker that started it.
 pytestmark = pytest.mark.xdist_group("mlflow_server")

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("mlflow")
 
-from fixtures.gate_run import GateRun, RunGate  # noqa: E402  # after the importorskip above
-from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, registry_env  # noqa: E402,F401  # after the importorskip above; pytest fixtures
+from fixtures.gate_run import GateRun, RunGate  # after the importorskip above
+from fixtures.mlflow_registry import LocalRegistry, mlflow_registry, registry_env  # noqa: F401  # after the importorskip above; pytest fixtures
 
 ARGS = ("-m", "fairness", "--nlp-sample", "10")
 LEXICON = "sentiment[negative,positive]=models:/sst2-lexicon/1"

@@ -50,7 +50,7 @@ def test_the_tiny_gates_were_calibrated_on_the_shipped_weights() -> None:
 def test_the_runtime_knows_the_recipes_datasets_and_their_labels() -> None:
     """The runtime reads the zoo's held-out sets without the generators: its table of label
     names is the recipe's, and every zoo model of the tiny profile maps them to its task."""
-    assert LABELS == {name: spec.labels for name, spec in DATASETS.items()}
+    assert {name: spec.labels for name, spec in DATASETS.items()} == LABELS
     assert tuple(LABELS) == ALL_DATASETS
     specs = [s for s in load_profile("tiny", DEFAULT_MODELS_FILE).models if s.is_zoo]
     assert {s.dataset for s in specs} == set(ALL_DATASETS)
@@ -84,7 +84,7 @@ def test_the_package_imports_nothing_of_the_workshop() -> None:
     assert importers == []
 
 
-def test_ship_rewrites_only_what_changed(weights: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_ship_rewrites_only_what_changed(weights: Path, tmp_path: Path) -> None:
     zoo, lm = tmp_path / "zoo", tmp_path / "masked-lm"
     shutil.copytree(weights / "zoo", zoo)
     shutil.copytree(weights / "masked-lm", lm)

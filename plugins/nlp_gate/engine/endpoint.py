@@ -89,10 +89,10 @@ class Endpoint:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = RETRIES,
         backoff: float = BACKOFF,
-        access: Access = Access(),
+        access: Access | None = None,
     ) -> None:
         self.url, self.timeout, self.retries, self.backoff = url, timeout, retries, backoff
-        self.access = access
+        self.access = access if access is not None else Access()
         self.mlflow = urlsplit(url).path.rstrip("/").endswith("/invocations")
         self.requests = 0
         self.version: str | None = None  # the last X-Model-Version header seen

@@ -22,6 +22,7 @@ mlflow is imported inside functions only: a core install never imports it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -297,10 +298,9 @@ class Registry:
                     f"model source {uri}: {artifact_uri} holds no MLmodel; "
                     "name the logged model's folder (runs:/RUN_ID/PATH)"
                 )
-            try:
+            # Another process may have put it in place first: theirs is the same.
+            with contextlib.suppress(OSError):
                 os.rename(root, target)
-            except OSError:  # another process put it in place first: theirs is the same
-                pass
         except MlflowException as exc:
             raise RegistryError(
                 f"model source {uri}: cannot download {artifact_uri}: {first_line(exc)}"

@@ -131,7 +131,7 @@ def load_exported(
         mark_used(path)  # the most recently used export: the last one pruned
         try:
             return OnnxModel(path, config(), threads), tokenizer()
-        except Exception:  # noqa: BLE001 -- onnxruntime's errors derive from Exception only
+        except Exception:
             path.unlink(missing_ok=True)
     model, tok = weights()
     export(model, tok, path)

@@ -8,6 +8,7 @@ Everything is derived from ``results.json`` (position-sorted records), so the re
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,10 +160,8 @@ def write_run(
             "verdict": "no_verdict",
             "exitstatus": exit_status(int(results.get("exitstatus") or 0), "no_verdict"),
         }
-        try:
+        with contextlib.suppress(OSError):  # the message below names the place that takes none
             write_atomically(results_path, json.dumps(results, indent=2) + "\n")
-        except OSError:
-            pass  # the message below names the place that takes no file
         return _unwritten(results, "reports", results_path, exc, left)
     return RunEnd(results, reports)
 

@@ -164,7 +164,7 @@ class AttackKind(ItemKind[AttackCase]):
         return datasets
 
     def cases(self) -> list[AttackCase]:
-        self.gates  # validate the attack gates first, as before any case exists
+        _ = self.gates  # validate the attack gates first, as before any case exists
         datasets = self.datasets()
         if not datasets or not extras.ATTACKS.available:  # nothing to attack, or no TextAttack
             return []

@@ -12,6 +12,7 @@ copied from the last run instead of drawn again, which is most of a warm run's r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, BinaryIO
 
 from nlp_gate.engine.file_cache import mark_used, publish
 from nlp_gate.kinds.checklist.layout import ordered_rows
@@ -167,6 +168,10 @@ def figure_digest(kind: str, records: list[Record], run: Record) -> str:
     return h.hexdigest()
 
 
+def _copy_into(source: Path, target: BinaryIO) -> None:
+    target.write(source.read_bytes())
+
+
 def write_plots(results: Record, out_dir: Path, cache_dir: Path | None = None) -> list[Path]:
     records, run = results.get("records", []), results.get("run", {})
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -184,6 +189,6 @@ def write_plots(results: Record, out_dir: Path, cache_dir: Path | None = None) -
                 mark_used(cached)
             else:
                 draw(suite, mine, run, path)
-                publish(cached, lambda f: f.write(path.read_bytes()), CACHE_KEEP)
+                publish(cached, functools.partial(_copy_into, path), CACHE_KEEP)
             paths.append(path)
     return paths

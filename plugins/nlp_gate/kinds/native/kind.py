@@ -12,6 +12,7 @@ model fingerprint, records go to results.json's ``records`` with the released on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -221,7 +222,10 @@ class NativeKind(ChecklistTestKind[NativeCase]):
         if key not in self._written:
             self._written.add(key)
             d = self.definitions[key]
-            try:
+            # The case file is for review, not for the verdict: the test runs on its cases in
+            # memory.  The run's header says once that none is written
+            # (``Run.report_header``), rather than every native item erroring.
+            with contextlib.suppress(OSError):
                 write_cases(
                     cases_folder(self.context.options.results) / d.suite / f"{d.name}.jsonl",
                     {
@@ -235,11 +239,6 @@ class NativeKind(ChecklistTestKind[NativeCase]):
                     },
                     test,
                 )
-            except OSError:
-                # The case file is for review, not for the verdict: the test runs on its
-                # cases in memory.  The run's header says once that none is written
-                # (``Run.report_header``), rather than every native item erroring.
-                pass
         return test
 
     def relative(self, path: Path) -> str:
