@@ -1,8 +1,8 @@
-"""The run's settings: what every part of the run (the run itself, every item kind through its
-context) reads, typed and with every default resolved.  Read once from pytest's command line
-and ini by ``nlp_gate.pytest_plugin.options``; this module does not import pytest.  A kind's
-own options (``--nlp-baseline``, ``--nlp-attack-*``) are its own: it declares and parses them
-(``ItemKind.add_options`` / ``ItemKind.create``)."""
+"""The run's options (``Options``): what every part of the run (the run itself, every item
+kind through its context) reads, typed and with every default resolved.  Read once from
+pytest's command line and ini by ``nlp_gate.pytest_plugin.options``; this module does not
+import pytest.  A kind's own options (``--nlp-baseline``, ``--nlp-attack-*``) are its own: it
+declares and parses them (``ItemKind.add_options`` / ``ItemKind.create``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class MlflowLog:
 
 @dataclass(frozen=True)
 class Options:
-    """The run's settings, with every default resolved against pytest's rootdir."""
+    """The run's options, with every default resolved against pytest's rootdir."""
 
     rootdir: Path
     profile: str

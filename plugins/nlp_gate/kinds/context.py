@@ -1,6 +1,6 @@
 """What an item kind sees of the run: its ``KindContext``.
 
-A kind gets this narrow, typed view instead of the run's core: the run's settings, profile
+A kind gets this narrow, typed view instead of the run's core: the run's options, profile
 and gates, the selected cases, the evaluation sets, and the other kinds by name as ``Peer``s
 (the interface, never a concrete kind).  The core (``nlp_gate.run.Run``) implements
 it; no kind imports the core or another kind (``tests/unit/test_import_graph.py``).  A kind's own

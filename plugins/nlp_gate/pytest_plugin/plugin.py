@@ -85,7 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session", name="nlp_run")
-def nlp_session_fixture(request: pytest.FixtureRequest) -> Run:
+def nlp_run_fixture(request: pytest.FixtureRequest) -> Run:
     """The run's core: profile, thresholds, loaded models, the item kinds."""
     return nlp_run(request.config)
 
