@@ -68,14 +68,17 @@ def _site_packages(venv: Path) -> Path:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # From a copy of the sources: setuptools builds in the source tree's build/, whose files
     # of an earlier build (a module since removed) would otherwise ride along in the wheel.
+    # What the build reads: setup.py copies tests_behavioral/'s modules into the packaged
+    # suites (nlp_gate/packaged.py), MANIFEST.in names them for an sdist.
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in"):
         shutil.copy(REPO / name, source / name)
-    shutil.copytree(
-        REPO / "plugins",
-        source / "plugins",
-        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
-    )
+    for folder in ("plugins", "tests_behavioral"):
+        shutil.copytree(
+            REPO / folder,
+            source / folder,
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [
