@@ -12,4 +12,11 @@ bash scripts/provision_attacks.sh
 # clone, ~70 s; a no-op after).  Without it those tests skip, naming the script.
 bash scripts/mlflow_server_venv.sh > /tmp/nlp-gate-mlflow-venv.log 2>&1 \
   || echo "test: .venv-mlflow not made (see /tmp/nlp-gate-mlflow-venv.log); the MLflow server tests will skip"
+# The pinned Allure CLI the browser test draws the report with (package-lock.json), before
+# the run: installed midway by a test's report script, it would make that test skip or run
+# depending on the order.  Without npm the test skips, naming it.
+if command -v npm >/dev/null 2>&1 && [ ! -x node_modules/.bin/allure ]; then
+  npm ci --no-audit --no-fund > /tmp/nlp-gate-npm.log 2>&1 \
+    || echo "test: npm ci failed (see /tmp/nlp-gate-npm.log); the browser test will skip"
+fi
 exec .venv/bin/python -m pytest tests -n 2 -p no:cacheprovider "$@"
