@@ -83,6 +83,9 @@ class ChecklistResult:
     # ints costs ~36 bytes a case, ~9 MiB over the two released suites per model).
     case_index: Sequence[int] = field(default_factory=list)
     passed: list[bool | None] = field(default_factory=list)
+    # The cases ``failing`` describes, in its order (indices into test.data): what a
+    # reviewer reads, and all an explanation of an item looks at.
+    shown: list[int] = field(default_factory=list)
 
     def stored(self) -> dict[str, Any]:
         """As the prediction cache stores it: JSON, ``case_index`` a list."""
@@ -133,6 +136,7 @@ def run_test(
         n_failed=len(fails),
         fail_rate=float(stats.get("fail_rate", 0.0)),
         failing=[_describe(test, i) for i in fails[:max_examples]],
+        shown=fails[:max_examples],
         case_index=range(len(test.data)) if run_idxs is None else [int(i) for i in run_idxs],
         passed=[None if p is None else bool(p) for p in test.results.passed],
     )
