@@ -4,7 +4,7 @@
 native tests, ``module:function`` models and the reports.  What needs a heavy library comes
 with an extra (pyproject.toml ``[project.optional-dependencies]``): checkpoints with
 ``[hf]``, TextAttack recipes with ``[attacks]``, Allure labels with ``[allure]``, the ONNX
-Runtime backend with ``[onnx]``.
+Runtime backend with ``[onnx]``, integrated gradients with ``[explain]``.
 
 A run that needs an extra that is not installed stops before any item runs, once, as a
 usage error (exit 4) naming the extra and the command that installs it -- not with an
@@ -58,8 +58,11 @@ ALLURE = Feature("Allure labels", "allure", ("allure", "allure_pytest"))
 ONNX = Feature("the ONNX Runtime backend", "onnx", ("onnxruntime", "onnx", "onnxscript"))
 # MLflow model URIs (models:/..., runs:/...) resolved with MLflow's own client.
 MLFLOW = Feature("MLflow model URIs", "mlflow", ("mlflow",))
+# Integrated gradients of a checkpoint's failing examples (nlp_gate.explain); without it a
+# checkpoint is explained by occlusion, as a prediction function is.
+EXPLAIN = Feature("integrated gradients", "explain", ("captum",))
 
-FEATURES = (CHECKPOINTS, ZOO, HUB_DATASETS, ATTACKS, ALLURE, ONNX, MLFLOW)
+FEATURES = (CHECKPOINTS, ZOO, HUB_DATASETS, ATTACKS, ALLURE, ONNX, MLFLOW, EXPLAIN)
 
 
 def installed_module(name: str) -> bool:
