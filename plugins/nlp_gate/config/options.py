@@ -51,6 +51,9 @@ class Options:
     # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
     trusted_registry_code: tuple[str, ...] = ()
     endpoint_timeout: float = 30.0  # --nlp-endpoint-timeout, seconds per request
+    # --nlp-explain: whose shown failing examples get word attributions: the items that
+    # miss their gate (missed), every item (all), none (off).
+    explain: str = "missed"
 
 
 def results_file(given: Path | None, rootdir: Path) -> Path:

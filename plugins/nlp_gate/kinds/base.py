@@ -64,7 +64,7 @@ class Models(Protocol):
 class Attachment:
     name: str
     body: str
-    kind: str = "text"  # text | json
+    kind: str = "text"  # text | json | html
 
 
 @dataclass(frozen=True)

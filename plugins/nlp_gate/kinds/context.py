@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from nlp_gate.config.thresholds import Thresholds
     from nlp_gate.engine.predictor import Classifier
     from nlp_gate.eval_sets import EvalDataMissing, EvalSet
+    from nlp_gate.kinds.checklist.explained import FailingExample
     from nlp_gate.kinds.checklist.run import ChecklistResult, PredictFn
     from nlp_gate.native.search_space import SearchSpace
     from nlp_gate.suites.catalog import TestInfo
@@ -71,6 +72,12 @@ class CheckListTests(Protocol):
         """CheckList's test object (MFT, INV or DIR)."""
 
     def predict_fn(self, classifier: Classifier, info: TestInfo) -> PredictFn: ...
+
+    def failing_examples(
+        self, info: TestInfo, classifier: Classifier, shown: list[int]
+    ) -> list[FailingExample]:
+        """The failing example of each ``shown`` case on the model, what its expectation
+        wanted and what the model predicted (what ``--nlp-explain`` explains)."""
 
     def search_space(self, info: TestInfo) -> SearchSpace | None:
         """The space the test declares for a counterexample search, if any."""

@@ -51,11 +51,8 @@ def label_verdict(verdict: Verdict, status: str | None = None) -> None:
         allure.dynamic.parameter(name, value)
     if verdict.description:
         allure.dynamic.description(verdict.description)
+    types = {"json": allure.attachment_type.JSON, "html": allure.attachment_type.HTML}
     for a in verdict.attachments:
         allure.attach(
-            a.body,
-            name=a.name,
-            attachment_type=(
-                allure.attachment_type.JSON if a.kind == "json" else allure.attachment_type.TEXT
-            ),
+            a.body, name=a.name, attachment_type=types.get(a.kind, allure.attachment_type.TEXT)
         )

@@ -20,6 +20,7 @@ from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.kinds import KINDS
+from nlp_gate.kinds.checklist.explained import DEFAULT_EXPLAIN, EXPLAIN_MODES
 from nlp_gate.shard import Shard, ShardError
 
 
@@ -148,6 +149,15 @@ def add_options(parser: pytest.Parser) -> None:
         "take before it is retried (default: 30)",
     )
     group.addoption(
+        "--nlp-explain",
+        choices=EXPLAIN_MODES,
+        default=DEFAULT_EXPLAIN,
+        help="word attributions of the failing examples an item shows: for the items that "
+        "miss their gate and the comparisons the candidate loses (missed), for every "
+        "item (all), or none (off); integrated gradients on checkpoints with the "
+        "[explain] extra, else word occlusion (default: missed)",
+    )
+    group.addoption(
         "--nlp-shard",
         type=_shard,
         default=None,
@@ -253,6 +263,7 @@ def options_from(config: pytest.Config) -> Options:
         mlflow_log=_mlflow_log(config),
         trusted_registry_code=tuple(opt.nlp_trust_registry_code),
         endpoint_timeout=float(opt.nlp_endpoint_timeout),
+        explain=opt.nlp_explain,
     )
 
 

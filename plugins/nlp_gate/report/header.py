@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nlp_gate import extras
 from nlp_gate.config import ConfigurationError
 from nlp_gate.engine.predictor import LoadOptions
 from nlp_gate.native.cases import cases_folder, unwritable_folder
@@ -34,6 +35,7 @@ def run_metadata(run: Run) -> dict[str, Any]:
             "dtype": run.options.load.dtype,
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
+            "explain": run.options.explain,
             "packages": package_versions(),
         }
 
@@ -69,6 +71,7 @@ def _run_metadata(run: Run) -> dict[str, Any]:
             "dtype": run.options.load.dtype,
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
+            "explain": run.options.explain,
             "packages": package_versions(),
         }
     )
@@ -84,6 +87,22 @@ def gates_applied(run: Run) -> str:
         why = "not found" if not gates.path.is_file() else f"has no {gates.profile!r} profile"
         return f"built-in CLI gates (CLI_GATES; {gates.path} {why})"
     return f"{gates.path} (profile {gates.profile!r})"
+
+
+def explain_fallback(run: Run) -> str | None:
+    """The header's line when ``--nlp-explain`` will explain a checkpoint by occlusion
+    because the [explain] extra (Captum) is not installed; None otherwise."""
+    if run.options.explain == "off" or extras.EXPLAIN.available:
+        return None
+    checkpoints = [m for m in run.profile.models if source_of(m).uses_backend]
+    if not checkpoints:
+        return None  # functions and endpoints are explained by occlusion anyway
+    return (
+        f"nlp-gate: explanations (--nlp-explain {run.options.explain}): "
+        f"{extras.EXPLAIN.missing()[0]} is not installed, so checkpoints are explained by "
+        "word occlusion instead of integrated gradients "
+        f"({extras.install_command([extras.EXPLAIN.extra])})"
+    )
 
 
 def report_header(run: Run) -> list[str]:
@@ -109,6 +128,9 @@ def report_header(run: Run) -> list[str]:
         rev = f"@{m.revision}" if m.revision else ""
         lines.append(f"nlp-gate:   {m.dataset}/{m.name}: {m.source}{rev} labels={list(m.labels)}")
         lines += [f"nlp-gate:     {line}" for line in source_of(m).described(m, run.pool)]
+    fallback = explain_fallback(run)
+    if fallback:  # said once here, not per explained example
+        lines.append(fallback)
     cases = cases_folder(run.options.results)
     unwritable = unwritable_folder(cases)
     if unwritable is not None:  # said once here, not as an error of every native item

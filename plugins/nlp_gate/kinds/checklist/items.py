@@ -20,6 +20,12 @@ import pytest
 from nlp_gate.config.specs import ModelSpec
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.kinds.base import Attachment, ItemKind, Labels, Models, OneModel, Verdict
+from nlp_gate.kinds.checklist.explained import (
+    FailingExample,
+    explain,
+    failing_examples,
+    wants_explanations,
+)
 from nlp_gate.kinds.checklist.gates import ChecklistGates, GateKey
 from nlp_gate.kinds.checklist.marks import suite_marks
 from nlp_gate.kinds.checklist.run import (
@@ -32,6 +38,7 @@ from nlp_gate.kinds.checklist.run import (
 )
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search_space import SearchSpace
+from nlp_gate.results.explanations import explanations_html, explanations_text
 from nlp_gate.results.records import ModelRecordHead, model_head
 from nlp_gate.stats import wilson_interval
 from nlp_gate.suites.catalog import TestInfo
@@ -88,6 +95,9 @@ class ChecklistRecord(ModelRecordHead):
     ci_high: float | None
     threshold: float | None  # percent; None when no gate is configured
     passed: bool
+    # The shown failing examples explained (``--nlp-explain``; ``explained.py``): none
+    # unless the item missed its gate (``missed``) or every item explains (``all``).
+    explanations: list[dict[str, Any]]
 
 
 class TestSource(Protocol):
@@ -190,11 +200,44 @@ class ChecklistItems:
             ci_high=high,
             threshold=gate.limit if gate else None,
             passed=message is None,
+            explanations=self.explanations(case, classifier, outcome, missed=message is not None),
         )
         attachments = (
             [Attachment("failing examples", "\n".join(outcome.failing))] if outcome.failing else []
         )
+        if record.explanations:
+            attachments += [
+                Attachment("explained failing examples", explanations_text(record.explanations)),
+                Attachment(
+                    "explained failing examples (HTML)",
+                    explanations_html(case.id, record.explanations, standalone=True),
+                    kind="html",
+                ),
+            ]
         return Verdict(asdict(record), message, attachments=attachments)
+
+    def explanations(
+        self, case: OnModelTest, classifier: Classifier, outcome: ChecklistResult, missed: bool
+    ) -> list[dict[str, Any]]:
+        """The ``explanations`` of the item's shown failing examples, where ``--nlp-explain``
+        asks for them; a stored outcome's too (recomputed: the same scores every time)."""
+        if not outcome.shown or not wants_explanations(self.context.options.explain, missed):
+            return []
+        return explain(classifier, self.failing_examples(case.info, classifier, outcome.shown))
+
+    def failing_examples(
+        self, info: TestInfo, classifier: Classifier, shown: list[int]
+    ) -> list[FailingExample]:
+        """The failing example of each of the ``shown`` cases on this model, with the class
+        its expectation wanted (``explained.failing_examples``)."""
+        return failing_examples(
+            self.test_object(info),
+            info.type,
+            shown,
+            self.predict_fn(classifier, info),
+            classifier,
+            neutral_band=info.suite == "sentiment",
+        )
 
     def outcome(self, info: TestInfo, classifier: Classifier) -> tuple[ChecklistResult, bool]:
         """The test's outcome on this model, and whether it was stored by an earlier item.

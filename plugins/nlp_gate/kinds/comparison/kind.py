@@ -44,7 +44,8 @@ from typing import Any
 import pytest
 
 from nlp_gate.config.specs import ModelSpec
-from nlp_gate.kinds.base import Case, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.base import Attachment, Case, ItemKind, Labels, Models, Verdict
+from nlp_gate.kinds.checklist.explained import explain_pair, wants_explanations
 from nlp_gate.kinds.checklist.items import OnModelTest
 from nlp_gate.kinds.checklist.marks import CAPABILITIES, suite_marks
 from nlp_gate.kinds.comparison.gates import parse_config
@@ -57,6 +58,7 @@ from nlp_gate.kinds.comparison.stats import (
     worse_than_all,
 )
 from nlp_gate.kinds.context import CheckListTests, KindContext
+from nlp_gate.results.explanations import explanations_html, explanations_text
 from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo
 
@@ -71,6 +73,9 @@ __all__ = [
 
 Pair = tuple[ModelSpec, ModelSpec, tuple[ModelSpec, ...]]  # candidate, baseline, reseeds
 XDIST_GROUP = "nlp-comparison"
+# The cases a comparison explains (``--nlp-explain``): its first cases the candidate fails
+# and the baseline passes, as many as a CheckList item shows.
+EXPLAINED_CASES = 5
 
 
 @dataclass(frozen=True, repr=False)
@@ -149,6 +154,8 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         super().__init__(context)
         self.options = options
         self._done: dict[str, Comparison] = {}
+        # Per item: the cases the candidate fails and the baseline passes, in case order.
+        self._worse: dict[str, list[int]] = {}
 
     def source(self, case: ComparisonCase) -> CheckListTests:
         """The tests whose outcomes the case pairs (shared with that kind's own items)."""
@@ -264,9 +271,37 @@ class ComparisonKind(ItemKind[ComparisonCase]):
             ]
             self._compare_all(selected if case in selected else [*selected, case], models)
         done = self._done[case.id]
+        record = asdict(done.record)
         if done.record.passed is None:  # no evidence either way: say so, don't gate
-            return Verdict(asdict(done.record), f"{case.id}: {done.message}", skip=True)
-        return Verdict(asdict(done.record), done.message)
+            return Verdict({**record, "explanations": []}, f"{case.id}: {done.message}", skip=True)
+        explanations = self.explanations(case, models, lost=done.record.passed is False)
+        attachments = (
+            [
+                Attachment("explained failing examples", explanations_text(explanations)),
+                Attachment(
+                    "explained failing examples (HTML)",
+                    explanations_html(case.id, explanations, standalone=True),
+                    kind="html",
+                ),
+            ]
+            if explanations
+            else []
+        )
+        return Verdict(
+            {**record, "explanations": explanations}, done.message, attachments=attachments
+        )
+
+    def explanations(
+        self, case: ComparisonCase, models: Models, lost: bool
+    ) -> list[dict[str, Any]]:
+        """The candidate's and the baseline's attributions, side by side, on the first cases
+        only the candidate fails, where ``--nlp-explain`` asks for them."""
+        worse = self._worse.get(case.id, [])[:EXPLAINED_CASES]
+        if not worse or not wants_explanations(self.context.options.explain, lost):
+            return []
+        candidate, baseline = models[case.model], models[case.baseline]
+        chosen = self.source(case).failing_examples(case.info, candidate, worse)
+        return explain_pair(candidate, baseline, chosen)
 
     def _compare_all(self, cases: list[ComparisonCase], models: Models) -> None:
         assert self.gates is not None
@@ -288,6 +323,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         adjusted = dict(zip(tested, benjamini_hochberg([raw[i] for i in tested])))
         for i, case in enumerate(cases):
             worse, counts, unfiltered, against_reseeds = paired[i]
+            self._worse[case.id] = worse
             self._done[case.id] = judge(
                 case,
                 worse,

@@ -1,6 +1,7 @@
 """HTML: one page per table (``tables/<name>.html``) and ``summary.html``, the verdict, why a
-run has no results, the items without a verdict, the recorded items, every table and the
-plots.  The Allure summary shows the same fragments (``outcome_html``, ``to_html``)."""
+run has no results, the items without a verdict, the recorded items, every table, the
+explained failing examples (``--nlp-explain``) and the plots.  The Allure summary shows the
+same fragments (``outcome_html``, ``to_html``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from nlp_gate.kinds.report_part import Table, number
 from nlp_gate.report.formats.base import ReportInput
 from nlp_gate.report.parts import report_parts
 from nlp_gate.report.render import display
+from nlp_gate.results.explanations import STYLE as EXPLAINED_STYLE
+from nlp_gate.results.explanations import explained_section
 
 
 def to_html(table: Table) -> str:
@@ -57,7 +60,8 @@ def to_html(table: Table) -> str:
     )
 
 
-STYLE = """
+STYLE = (
+    """
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
 table.nlp-gate { border-collapse: collapse; margin: 1em 0 0.3em; font-size: 13px; }
 table.nlp-gate caption { text-align: left; font-weight: bold; padding: 0.3em 0; }
@@ -67,6 +71,8 @@ table.nlp-gate td.num { text-align: right; font-variant-numeric: tabular-nums; }
 p.note { font-size: 12px; color: #555; margin: 0.1em 0; }
 img.plot { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
 """
+    + EXPLAINED_STYLE
+)
 
 
 def html_page(title: str, body: str) -> str:
@@ -144,6 +150,12 @@ def _recorded_html(results: dict[str, Any]) -> str:
     )
 
 
+def explained_html(results: dict[str, Any]) -> str:
+    """The section of explained failing examples (``--nlp-explain``): the records of every
+    kind that explains its items, part by part, each in results.json's order."""
+    return explained_section([r for part in report_parts() for r in part.records(results)])
+
+
 def img(path: Path, inline: bool) -> str:
     src = (
         "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
@@ -166,6 +178,7 @@ class Html:
             f"<p><b>{html.escape(report.verdict.line(), quote=False)}</b></p>\n"
             + outcome_html(report.results)
             + "".join(to_html(t) for t in report.tables)
+            + explained_html(report.results)
         )
         summary = report.out_dir / "summary.html"
         summary.write_text(
