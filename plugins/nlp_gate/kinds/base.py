@@ -88,6 +88,9 @@ class Verdict:
     attachments: Sequence[Attachment] = ()
     parameters: Mapping[str, str] = field(default_factory=dict)  # learnt while running
     description: str | None = None
+    # Shown in place of the description where HTML is read (Allure): e.g. the explained
+    # failing examples, highlighted, without a click on an attachment.
+    description_html: str | None = None
 
 
 C = TypeVar("C", bound=Case)

@@ -51,6 +51,8 @@ def label_verdict(verdict: Verdict, status: str | None = None) -> None:
         allure.dynamic.parameter(name, value)
     if verdict.description:
         allure.dynamic.description(verdict.description)
+    if verdict.description_html:
+        allure.dynamic.description_html(verdict.description_html)
     types = {"json": allure.attachment_type.JSON, "html": allure.attachment_type.HTML}
     for a in verdict.attachments:
         allure.attach(

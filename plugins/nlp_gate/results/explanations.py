@@ -154,6 +154,17 @@ def explanations_html(title: str, entries: Sequence[Entry], standalone: bool = F
     )
 
 
+def description_html(description: str | None, title: str, entries: Sequence[Entry]) -> str:
+    """An item's Allure description with its explained examples below the test's own
+    description: shown on the item's page, no attachment to open.  Allure renders it in a
+    sandboxed frame whose sanitizer keeps a ``<style>`` after the first element."""
+    first = f"<p>{html.escape(description)}</p>" if description else f"<p>{html.escape(title)}</p>"
+    return (
+        f"{first}<style>{STYLE}</style>"
+        f'<p class="xw-legend">{html.escape(LEGEND)}</p>' + explanations_html(title, entries)
+    )
+
+
 def item_title(record: Mapping[str, Any]) -> str:
     """The item an explained record belongs to, as the reports name it."""
     model = (

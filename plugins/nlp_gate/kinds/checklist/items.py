@@ -38,7 +38,11 @@ from nlp_gate.kinds.checklist.run import (
 )
 from nlp_gate.kinds.context import CheckListTests, KindContext
 from nlp_gate.native.search_space import SearchSpace
-from nlp_gate.results.explanations import explanations_html, explanations_text
+from nlp_gate.results.explanations import (
+    description_html,
+    explanations_html,
+    explanations_text,
+)
 from nlp_gate.results.records import ModelRecordHead, model_head
 from nlp_gate.stats import wilson_interval
 from nlp_gate.suites.catalog import TestInfo
@@ -214,7 +218,16 @@ class ChecklistItems:
                     kind="html",
                 ),
             ]
-        return Verdict(asdict(record), message, attachments=attachments)
+        return Verdict(
+            asdict(record),
+            message,
+            attachments=attachments,
+            description_html=(
+                description_html(case.info.description, case.id, record.explanations)
+                if record.explanations
+                else None
+            ),
+        )
 
     def explanations(
         self, case: OnModelTest, classifier: Classifier, outcome: ChecklistResult, missed: bool

@@ -58,7 +58,11 @@ from nlp_gate.kinds.comparison.stats import (
     worse_than_all,
 )
 from nlp_gate.kinds.context import CheckListTests, KindContext
-from nlp_gate.results.explanations import explanations_html, explanations_text
+from nlp_gate.results.explanations import (
+    description_html,
+    explanations_html,
+    explanations_text,
+)
 from nlp_gate.stats import PairedCounts, benjamini_hochberg
 from nlp_gate.suites.catalog import TestInfo
 
@@ -288,7 +292,14 @@ class ComparisonKind(ItemKind[ComparisonCase]):
             else []
         )
         return Verdict(
-            {**record, "explanations": explanations}, done.message, attachments=attachments
+            {**record, "explanations": explanations},
+            done.message,
+            attachments=attachments,
+            description_html=(
+                description_html(case.info.description, case.id, explanations)
+                if explanations
+                else None
+            ),
         )
 
     def explanations(
