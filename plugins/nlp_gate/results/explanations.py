@@ -38,9 +38,10 @@ LEGEND = (
 
 
 def top_words(scores: Sequence[float], k: int = TOP) -> set[int]:
-    """The ``k`` words with the largest |score| (ties: the earlier word), none of them 0."""
+    """The ``k`` words with the largest |score| (ties: the earlier word), each at least
+    ``SHOWN``: a word that barely moves the class is not marked."""
     ranked = sorted(range(len(scores)), key=lambda i: (-abs(scores[i]), i))
-    return {i for i in ranked[:k] if scores[i] != 0}
+    return {i for i in ranked[:k] if abs(scores[i]) >= SHOWN}
 
 
 def _signed(score: float) -> str:
@@ -158,10 +159,10 @@ def description_html(description: str | None, title: str, entries: Sequence[Entr
     """An item's Allure description with its explained examples below the test's own
     description: shown on the item's page, no attachment to open.  Allure renders it in a
     sandboxed frame whose sanitizer keeps a ``<style>`` after the first element."""
-    first = f"<p>{html.escape(description)}</p>" if description else f"<p>{html.escape(title)}</p>"
+    first = f"<p>{html.escape(description)}</p>" if description else ""
     return (
-        f"{first}<style>{STYLE}</style>"
-        f'<p class="xw-legend">{html.escape(LEGEND)}</p>' + explanations_html(title, entries)
+        f'{first}<p class="xw-legend">{html.escape(LEGEND)}</p><style>{STYLE}</style>'
+        + explanations_html(title, entries)
     )
 
 
