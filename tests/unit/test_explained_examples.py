@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from checklist.test_types import DIR, INV, MFT
 from fixtures.report_data import fabricated_results
 from nlp_gate.kinds.checklist.explained import failing_examples, wants_explanations
 from nlp_gate.kinds.checklist.run import ChecklistResult, predict_fn, run_test
+from nlp_gate.kinds.comparison.kind import may_lose
 from nlp_gate.report import write_reports
 from nlp_gate.results.explanations import (
     explained_section,
@@ -45,7 +47,12 @@ def _chosen(test: Any, model: Fixed, neutral_band: bool = False) -> tuple[Checkl
     outcome = run_test(test, fn, None, 1)
     del test.results  # as the item leaves it
     chosen = failing_examples(
-        test, type(test).__name__.lower(), outcome.shown, fn, model, neutral_band  # type: ignore[arg-type]
+        test,
+        type(test).__name__.lower(),
+        outcome.shown,
+        fn,
+        model,
+        neutral_band,  # type: ignore[arg-type]
     )
     return outcome, chosen
 
@@ -185,3 +192,18 @@ def test_no_section_without_explanations(tmp_path: Path) -> None:
     write_reports(path)
     assert "Explained failing examples" not in (tmp_path / "summary.html").read_text()
 
+
+@pytest.mark.parametrize(
+    ("p_value", "excess", "explained"),
+    [
+        (0.01, 5.0, True),  # worse beyond tolerance before BH: whatever a family adjusts it to
+        (0.01, 1.0, False),  # within the tolerance of 2 points
+        (0.2, 5.0, False),  # not significant even alone: no family makes it a loss
+        (None, None, False),  # no case compared
+    ],
+)
+def test_a_comparison_is_explained_where_any_family_may_lose_it(
+    p_value: float | None, excess: float | None, explained: bool
+) -> None:
+    record = SimpleNamespace(p_value=p_value, excess=excess, alpha=0.05, tolerance=2.0)
+    assert may_lose(record) is explained  # type: ignore[arg-type]

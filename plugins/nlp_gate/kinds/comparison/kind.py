@@ -53,6 +53,8 @@ from nlp_gate.kinds.comparison.report import REPORT
 from nlp_gate.kinds.comparison.stats import (
     Comparison,
     ComparisonConfig,
+    ComparisonRecord,
+    comparison_verdict,
     judge,
     pair_outcomes,
     worse_than_all,
@@ -124,6 +126,19 @@ class ComparisonCase:
 class ComparisonOptions:
     baseline: str | None  # --nlp-baseline: overrides comparison.baseline
     candidate: str | None  # --nlp-candidate
+
+
+def may_lose(record: ComparisonRecord) -> bool:
+    """Whether ``--nlp-explain missed`` explains the comparison: the candidate is worse
+    beyond the tolerance before the Benjamini-Hochberg adjustment.  Every comparison the
+    candidate loses is (an adjusted p-value is never below its own), in whichever family it
+    is judged: the whole run's or one shard's, so merged shards hold the explanations of the
+    one run."""
+    if record.p_value is None or record.excess is None:
+        return False
+    return comparison_verdict(record.p_value, record.alpha, record.excess, record.tolerance) == (
+        "worse"
+    )
 
 
 class ComparisonKind(ItemKind[ComparisonCase]):
@@ -278,7 +293,7 @@ class ComparisonKind(ItemKind[ComparisonCase]):
         record = asdict(done.record)
         if done.record.passed is None:  # no evidence either way: say so, don't gate
             return Verdict({**record, "explanations": []}, f"{case.id}: {done.message}", skip=True)
-        explanations = self.explanations(case, models, lost=done.record.passed is False)
+        explanations = self.explanations(case, models, lost=may_lose(done.record))
         attachments = (
             [
                 Attachment("explained failing examples", explanations_text(explanations)),
