@@ -22,7 +22,9 @@ for it, the target being the class the case's other texts got (else the other cl
 the trigger is the top-attributed word (integrated gradients, checkpoint path) or among the
 top 3 (occlusion, the path of prediction functions).  Shown cases without the trigger are
 counted apart (the tiny model's own failures, which no trigger explains).  The clean reference
-is run on the same items as a control.
+is run on the same items as a control.  A second table applies the same rule to every failing
+case of the items (the first ``EVERY_LIMIT`` naming the trigger), a larger sample than the
+five an item shows.
 
 Writes ``reports/explain_defects.json`` and prints the markdown table of
 ``docs/measurements/explanations.md``.
@@ -47,6 +49,8 @@ sys.path.insert(0, str(REPO))
 
 SHOWN = 5  # run_test's max_examples: the failing cases an item shows
 SEED = 1  # --nlp-seed's default
+# Of every failing case (not only the shown ones), the first this many naming the trigger.
+EVERY_LIMIT = 200
 SEARCH_EXAMPLES = 300  # --nlp-search-examples of workshop.power's search run
 NATIVE_MODULES = [p.stem for p in sorted((REPO / "tests_behavioral").glob("test_*.py"))]
 
@@ -102,56 +106,90 @@ def found_by_search(
     return None if found is None else [found.original, found.perturbed]
 
 
+def explained(
+    classifier: Any, texts: list[str], trigger: str
+) -> tuple[str, dict[str, list[str]]] | None:
+    """The text of a failing case that names the trigger, and its 3 top-attributed words by
+    each method (None: no text of the case names it)."""
+    from nlp_gate.explain import explain_example
+
+    with_trigger = [t for t in texts if holds(t, trigger)]
+    if not with_trigger:
+        return None
+    text = with_trigger[0]
+    rows = classifier.predict_proba(texts).argmax(axis=1)
+    predicted = int(rows[texts.index(text)])
+    others = [int(r) for t, r in zip(texts, rows) if t != text and int(r) != predicted]
+    target = others[0] if others else 1 - predicted
+    ranked = {}
+    for method in ("integrated_gradients", "occlusion"):
+        scores = explain_example(classifier, text, target, predicted, method).toward_predicted
+        ranked[method] = [scores.words[i] for i in scores.top(3)]
+    return text, ranked
+
+
+def tally(
+    classifier: Any, cases: list[tuple[str, Any]], trigger: str, limit: int | None = None
+) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Hits over ``cases`` (item, data); ``limit``: stop after that many cases with the
+    trigger (the first ones, in item and case order)."""
+    counts = dict.fromkeys(
+        ["cases", "with_trigger", "ig_top1", "ig_top3", "occlusion_top1", "occlusion_top3"], 0
+    )
+    examples = []
+    for item, data in cases:
+        if limit is not None and counts["with_trigger"] >= limit:
+            break
+        counts["cases"] += 1
+        found = explained(classifier, data if isinstance(data, list) else [data], trigger)
+        if found is None:
+            continue
+        text, ranked = found
+        counts["with_trigger"] += 1
+        for method, short in (("integrated_gradients", "ig"), ("occlusion", "occlusion")):
+            hit = [w.lower() == trigger.lower() for w in ranked[method]]
+            counts[f"{short}_top1"] += hit[0]
+            counts[f"{short}_top3"] += any(hit)
+        examples.append({"item": item, "text": text, **ranked})
+    return counts, examples
+
+
 def measure(
     classifier: Any, tests: list[tuple[str, Any, Any]], trigger: str, work: Path
 ) -> dict[str, Any]:
-    from nlp_gate.explain import explain_example
+    """Over the items: the shown failing cases, and (a larger sample, the same rule) every
+    failing case."""
     from nlp_gate.kinds.checklist.run import predict_fn, run_test
 
-    counts = {
-        "items": len(tests),
-        "items_failing": 0,
-        "shown": 0,
-        "shown_with_trigger": 0,
-        "ig_top1": 0,
-        "ig_top3": 0,
-        "occlusion_top1": 0,
-        "occlusion_top3": 0,
-    }
-    examples = []
+    items, failing_items = len(tests), 0
+    shown: list[tuple[str, Any]] = []
+    every: list[tuple[str, Any]] = []
     for name, test, space in tests:
         fn = predict_fn(classifier, neutral_band=name.startswith("sentiment/"))
         result = run_test(test, fn, None, SEED, max_examples=SHOWN)
-        counts["items_failing"] += bool(result.shown)
-        shown: list[tuple[str, Any]] = [(name, test.data[case]) for case in result.shown]
+        failing_items += bool(result.shown)
+        shown += [(name, test.data[case]) for case in result.shown]
+        every += [
+            (name, test.data[case])
+            for case, passed in zip(result.case_index, result.passed)
+            if passed is False
+        ]
         if space is not None:
-            counts["items"] += 1  # the search item of the test
+            items += 1  # the search item of the test
             found = found_by_search(name, test, space, fn, classifier, work)
-            counts["items_failing"] += found is not None
-            shown += [] if found is None else [(f"search: {name}", found)]
-        for item, data in shown:
-            counts["shown"] += 1
-            texts = data if isinstance(data, list) else [data]
-            with_trigger = [t for t in texts if holds(t, trigger)]
-            if not with_trigger:
-                continue
-            counts["shown_with_trigger"] += 1
-            text = with_trigger[0]
-            rows = classifier.predict_proba(texts).argmax(axis=1)
-            predicted = int(rows[texts.index(text)])
-            others = [int(r) for t, r in zip(texts, rows) if t != text and int(r) != predicted]
-            target = others[0] if others else 1 - predicted
-            record: dict[str, Any] = {"item": item, "text": text}
-            for method in ("integrated_gradients", "occlusion"):
-                scores = explain_example(classifier, text, target, predicted, method)
-                ranked = [scores.toward_predicted.words[i] for i in scores.toward_predicted.top(3)]
-                hit = [w.lower() == trigger.lower() for w in ranked]
-                short = "ig" if method == "integrated_gradients" else "occlusion"
-                counts[f"{short}_top1"] += hit[0]
-                counts[f"{short}_top3"] += any(hit)
-                record[short] = ranked
-            examples.append(record)
-    return {**counts, "examples": examples}
+            failing_items += found is not None
+            if found is not None:
+                shown.append((f"search: {name}", found))
+                every.append((f"search: {name}", found))
+    shown_counts, examples = tally(classifier, shown, trigger)
+    every_counts, _ = tally(classifier, every, trigger, EVERY_LIMIT)
+    return {
+        "items": items,
+        "items_failing": failing_items,
+        "shown": shown_counts,
+        "every_failing": every_counts,
+        "examples": examples,
+    }
 
 
 def rate(hits: int, n: int) -> str:
@@ -206,11 +244,7 @@ def main() -> None:
                 {"defect": name, "model": model, "capability": capability, "trigger": trigger}
                 | measured
             )
-            print(
-                f"{model} on {name}'s items: {measured['shown_with_trigger']} shown with the "
-                f"trigger",
-                file=sys.stderr,
-            )
+            print(f"{model} on {name}'s items: done", file=sys.stderr)
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, Python "
@@ -220,19 +254,22 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(
-        "| defect | model | capability | trigger | items (failing) | shown | shown with the "
-        "trigger | IG: trigger top-1 | occlusion: trigger in top 3 | IG top 3 | occlusion top 1 |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        n = r["shown_with_trigger"]
+    for scope, title in (("shown", "shown"), ("every_failing", "every failing case")):
         print(
-            f"| {r['defect']} | {r['model']} | {r['capability']} | {r['trigger']} | "
-            f"{r['items']} ({r['items_failing']}) | {r['shown']} | {n} | "
-            f"{rate(r['ig_top1'], n)} | {rate(r['occlusion_top3'], n)} | "
-            f"{rate(r['ig_top3'], n)} | {rate(r['occlusion_top1'], n)} |"
+            f"\n| defect | model | capability | trigger | items (failing) | {title} | with the "
+            "trigger | IG: trigger top-1 | occlusion: trigger in top 3 | IG top 3 | "
+            "occlusion top 1 |"
         )
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            c = r[scope]
+            n = c["with_trigger"]
+            print(
+                f"| {r['defect']} | {r['model']} | {r['capability']} | {r['trigger']} | "
+                f"{r['items']} ({r['items_failing']}) | {c['cases']} | {n} | "
+                f"{rate(c['ig_top1'], n)} | {rate(c['occlusion_top3'], n)} | "
+                f"{rate(c['ig_top3'], n)} | {rate(c['occlusion_top1'], n)} |"
+            )
     print(f"\n{report['seconds']} s; {report['machine']}; {report['date']}")
 
 
