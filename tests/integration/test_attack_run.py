@@ -216,6 +216,16 @@ def test_planted_easy_model_fails_the_gate_and_robust_passes(
     assert len(examples) == easy["successful"]
     assert all(e["original_label"] != e["perturbed_label"] for e in examples)
     assert all(e["original"] != e["perturbed"] and "[[" in e["marked_perturbed"] for e in examples)
+    # The saliency overlap of the successful attacks (a checkpoint: integrated gradients);
+    # none for the robust model, which no attack moved.
+    overlap = easy["saliency_overlap"]
+    assert overlap["method"] == "integrated_gradients"
+    assert overlap["attacks"] + overlap["no_original_word"] == easy["successful"]
+    assert 0 <= overlap["hits"] <= overlap["perturbed_words"] and overlap["perturbed_words"] > 0
+    assert 0 < overlap["random_hit_rate"] < 100
+    assert robust["saliency_overlap"] is None
+    (table,) = run.results_path.parent.rglob("attack_saliency.md")  # the report's table
+    assert "| deepwordbug | rte | easy | integrated_gradients |" in table.read_text()
 
 
 def test_records_equal_textattacks_own_summary_of_the_same_run(

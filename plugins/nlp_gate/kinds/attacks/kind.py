@@ -113,6 +113,9 @@ class AttackKind(ItemKind[AttackCase]):
             query_budget=option.nlp_attack_query_budget or None,
             batch_size=option.nlp_attack_batch_size,
             strict=option.nlp_offline == "strict",
+            # --nlp-explain is helper show's option (issue 61); until it is registered, the
+            # default it will have
+            explain=getattr(option, "nlp_explain", "missed"),
         )
         return cls(
             context,

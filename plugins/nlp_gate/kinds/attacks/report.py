@@ -108,6 +108,61 @@ def attack_table(records: list[Record]) -> Table | None:
     )
 
 
+def saliency_table(records: list[Record]) -> Table | None:
+    """Per recipe x model with successful attacks: how often the perturbed words are the
+    original's top-attributed words, beside a random choice (``saliency.py``)."""
+    measured = [r for r in records if r.get("saliency_overlap")]
+    if not measured:
+        return None
+    rows = []
+    for r in measured:
+        o = r["saliency_overlap"]
+        rows.append(
+            [
+                Cell(r["recipe"]),
+                Cell(r["dataset"]),
+                Cell(r["model"]),
+                Cell(str(o["method"])),
+                Cell(str(o["attacks"])),
+                Cell(str(o["perturbed_words"])),
+                Cell(pct(o.get("hit_rate"))),
+                Cell(pct(o.get("random_hit_rate"))),
+                Cell(pct(o.get("all_in_top_k"))),
+                Cell(pct(o.get("random_all_in_top_k"))),
+                Cell(str(o["hits"])),
+                Cell(str(o["no_original_word"])),
+            ]
+        )
+    return Table(
+        name="attack_saliency",
+        title="Perturbed words vs attributed words (successful attacks)",
+        columns=[
+            Column("recipe", "Recipe", stub=True),
+            Column("dataset", "Dataset", stub=True),
+            Column("model", "Model", stub=True),
+            Column("method", "Attribution", stub=True),
+            Column("attacks", "Attacks"),
+            Column("perturbed_words", "Perturbed words"),
+            Column("hit_rate", "In top k %"),
+            Column("random_hit_rate", "Random %"),
+            Column("all_in_top_k", "All in top k %"),
+            Column("random_all_in_top_k", "Random all %"),
+            Column("hits", "Hits", csv_only=True),
+            Column("no_original_word", "No original word", csv_only=True),
+        ],
+        rows=rows,
+        notes=[
+            "For each successful attack, the k words of the original input the recipe "
+            "perturbed against the k words attributed most toward the original prediction "
+            "(integrated gradients on a checkpoint, occlusion otherwise). In top k: "
+            "perturbed words among the top k, over all perturbed words; all in top k: "
+            "attacks whose perturbed words are exactly the top k. Random: the same for k "
+            "words drawn uniformly (exact hypergeometric expectation). Not measured with "
+            "--nlp-explain off.",
+        ],
+    )
+
+
 def _ran(records: list[Record]) -> int:
     return sum(r.get("status") == "ran" for r in records)
 
@@ -118,8 +173,9 @@ class AttackReport(ReportPart):
     table_order = 2
 
     def tables(self, results: Record) -> list[Table]:
-        table = attack_table(self.records(results))
-        return [] if table is None else [table]
+        records = self.records(results)
+        tables = [attack_table(records), saliency_table(records)]
+        return [t for t in tables if t is not None]
 
     def figures(self, record: Record) -> Figures:
         """The attack success rate against ``max_attack_success_rate``."""

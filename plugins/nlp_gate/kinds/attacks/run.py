@@ -22,6 +22,7 @@ from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import MissingResources
+from nlp_gate.kinds.attacks.saliency import saliency_overlap
 from nlp_gate.kinds.attacks.speedups import empty, lazy, memo, order
 
 SECTION = "attacks"
@@ -35,6 +36,9 @@ class AttackSettings:
     query_budget: int | None  # model queries per example (TextAttack's --query-budget)
     batch_size: int  # the goal function's model batch size
     strict: bool  # --nlp-offline=strict: a missing resource is an error, not a skip
+    # --nlp-explain: anything but "off" measures the saliency overlap of the successful
+    # attacks (``saliency.py``)
+    explain: str = "missed"
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,10 @@ class AttackRecord:
     examples_file: str | None = None
     textattack_log: str | None = None
     missing: list[str] = field(default_factory=list)
+    # The successful attacks' perturbed words vs the original's top attributed words
+    # (``saliency.SaliencyOverlap``); None: not measured (no successful attack, or
+    # --nlp-explain off)
+    saliency_overlap: dict[str, Any] | None = None
 
 
 @dataclass
@@ -164,6 +172,8 @@ class AttackRunner:
         _fill_metrics(record, results)
         record.budget_exhausted = _budget_exhausted(results, self.settings.query_budget)
         record.examples_file = str(self._write_examples(case, shown))
+        if shown and self.settings.explain != "off":
+            record.saliency_overlap = saliency_overlap(classifier, case.model, shown).as_record()
         gates = self.gates.gates(case.key)
         record.threshold = thresholds_record(gates)
         message = _judge(case, record, gates, shown)
