@@ -92,6 +92,15 @@ def test_dir_without_labels_wants_the_class_that_fell() -> None:
     assert (only.example, only.target, only.predicted) == (1, 1, 0)
 
 
+def test_a_label_per_example_is_the_explained_examples_own() -> None:
+    # As QQP's released "Testing implications" (a DIR test with one label per question pair).
+    model = Fixed({"a": [0.9, 0.1], "b": [0.8, 0.2], "c": [0.1, 0.9]})
+    test = DIR([["a", "b", "c"]], Expect.eq(), labels=[np.array([0, 1, 0])])
+    _, (only,) = _chosen(test, model)
+    # "c" violates its label 0 most (-0.9, "b" -0.8): its own label is the wanted class.
+    assert (only.example, only.target, only.predicted) == (2, 0, 1)
+
+
 def test_a_neutral_label_on_a_binary_model_wants_the_runner_up() -> None:
     # CheckList's neutral (1) is no class of a binary model: the model was too sure of
     # positive, so the explanation looks toward negative, the way to the neutral band.

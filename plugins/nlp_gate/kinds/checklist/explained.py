@@ -156,6 +156,8 @@ def failing_examples(
         n_classes = len(probs)
         predicted = int(np.argmax(probs))
         label = test.labels[case] if isinstance(test.labels, (list, np.ndarray)) else test.labels
+        if isinstance(label, (list, tuple, np.ndarray)):  # one label per example of the case
+            label = label[j] if len(label) == len(examples) else None
         target: int | None
         if test_type == "inv" and original is not None:
             target = int(np.argmax(classifier.predict_proba([original])[0]))
