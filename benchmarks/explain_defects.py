@@ -60,7 +60,7 @@ def tests_of(capability: str, catalog: Any) -> list[tuple[str, Any, Any]]:
     ``capability``: the released suite's, then the native ones."""
     from nlp_gate.native.definition import definition_of
 
-    out = [
+    out: list[tuple[str, Any, Any]] = [
         (f"sentiment/{info.name}", catalog.test("sentiment", info.name), None)
         for info in catalog.index("sentiment")
         if info.capability == capability

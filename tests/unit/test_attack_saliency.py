@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from nlp_gate.explain import explain_example
 from nlp_gate.kinds.attacks.report import saliency_table
 from nlp_gate.kinds.attacks.saliency import (
     AttackOverlap,
+    attack_record_field,
     overlap_of,
     saliency_overlap,
     summarize,
@@ -97,9 +99,31 @@ def test_an_items_examples_on_a_pair_model() -> None:
     assert figure.as_record()["method"] == "integrated_gradients"
 
 
+class Untouchable:
+    """A classifier that must not be asked anything."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the classifier was asked for {name}")
+
+
+def test_off_measures_nothing_and_no_success_has_nothing_to_measure() -> None:
+    spec = _classifier("sst2").spec
+    example = {
+        "original": [ORIGINAL],
+        "perturbed": [ORIGINAL.replace("good", "fine")],
+        "original_label": "negative",
+        "perturbed_label": "positive",
+    }
+    assert attack_record_field("off", Untouchable(), spec, [example]) is None  # type: ignore[arg-type]
+    assert attack_record_field("missed", Untouchable(), spec, []) is None  # type: ignore[arg-type]
+    for explain in ("missed", "all"):
+        record = attack_record_field(explain, _classifier("sst2"), spec, [example])
+        assert record is not None and record["attacks"] == 1 and record["perturbed_words"] == 1
+
+
 def test_the_report_table_lists_the_measured_items_only() -> None:
     measured = summarize("occlusion", [AttackOverlap(10, 2, 1)]).as_record()
-    records = [
+    records: list[dict[str, Any]] = [
         {"recipe": "deepwordbug", "dataset": "rte", "model": "bert", "saliency_overlap": measured},
         {"recipe": "pruthi", "dataset": "rte", "model": "bert", "saliency_overlap": None},
     ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -204,7 +205,7 @@ def test_a_function_of_the_same_predictions_gets_the_same_occlusion(
         spec, source="predict:tests.same:predict", labels=tuple(reversed(spec.task.classes))
     )
 
-    def predict(batch: list[object]) -> np.ndarray:
+    def predict(batch: list[Any]) -> np.ndarray:
         rows = _classifier(dataset, "bert").predict_proba(batch)
         return np.asarray(rows, dtype=np.float64)[:, ::-1]
 

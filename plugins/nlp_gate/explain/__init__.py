@@ -24,7 +24,7 @@ import numpy as np
 from nlp_gate import extras
 from nlp_gate.engine.predictor import Classifier
 from nlp_gate.explain import words as _words
-from nlp_gate.explain.words import Example
+from nlp_gate.explain.words import Example, Texts
 
 METHODS = ("integrated_gradients", "occlusion")
 DECIMALS = 4
@@ -64,13 +64,13 @@ class Explanation:
         }
 
 
-def words_of(example: Example) -> WordScores:
+def words_of(example: Texts) -> WordScores:
     """The words of ``example`` (scores all 0)."""
     spans = _words.spans(example)
     return WordScores([s.text for s in spans], [s.part for s in spans], [0.0] * len(spans))
 
 
-def differing_words(original: Example, perturbed: Example) -> list[int]:
+def differing_words(original: Texts, perturbed: Texts) -> list[int]:
     """Word indices of ``perturbed`` (as ``words_of`` numbers them) that differ from
     ``original``: replaced or inserted words (``words.differing``)."""
     return _words.differing(original, perturbed)

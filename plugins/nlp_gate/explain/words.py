@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 WORD = re.compile(r"\w+(?:['’\-]\w+)*|[^\w\s]+")
 ALPHANUMERIC = re.compile(r"\w")
 
 Example = str | tuple[str, str]
+# What the word functions read: also CheckList's pairs, which are lists.
+Texts = str | Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,11 @@ class Span:
         return ALPHANUMERIC.search(self.text) is not None
 
 
-def parts_of(example: Example) -> tuple[str, ...]:
-    return tuple(example) if isinstance(example, (tuple, list)) else (example,)
+def parts_of(example: Texts) -> tuple[str, ...]:
+    return (example,) if isinstance(example, str) else tuple(example)
 
 
-def spans(example: Example) -> list[Span]:
+def spans(example: Texts) -> list[Span]:
     """The words of ``example`` in order (a pair: the first text's, then the second's)."""
     return [
         Span(part, m.start(), m.end(), m.group())
@@ -60,7 +63,7 @@ def without(example: Example, span: Span) -> Example:
     return texts[0] if len(texts) == 1 else (texts[0], texts[1])
 
 
-def differing(original: Example, perturbed: Example) -> list[int]:
+def differing(original: Texts, perturbed: Texts) -> list[int]:
     """Word indices of ``perturbed`` (as ``spans`` numbers them) that are not in
     ``original``: replaced or inserted words, by ``difflib``'s longest matching blocks, part
     by part.  Deleted words have no index in ``perturbed`` and are not listed."""

@@ -22,7 +22,7 @@ from nlp_gate.kinds.attacks.bundle import Bundle
 from nlp_gate.kinds.attacks.cases import AttackCase
 from nlp_gate.kinds.attacks.gates import AttackGate, AttackGates, thresholds_record
 from nlp_gate.kinds.attacks.resources import MissingResources
-from nlp_gate.kinds.attacks.saliency import saliency_overlap
+from nlp_gate.kinds.attacks.saliency import attack_record_field
 from nlp_gate.kinds.attacks.speedups import empty, lazy, memo, order
 
 SECTION = "attacks"
@@ -172,8 +172,9 @@ class AttackRunner:
         _fill_metrics(record, results)
         record.budget_exhausted = _budget_exhausted(results, self.settings.query_budget)
         record.examples_file = str(self._write_examples(case, shown))
-        if shown and self.settings.explain != "off":
-            record.saliency_overlap = saliency_overlap(classifier, case.model, shown).as_record()
+        record.saliency_overlap = attack_record_field(
+            self.settings.explain, classifier, case.model, shown
+        )
         gates = self.gates.gates(case.key)
         record.threshold = thresholds_record(gates)
         message = _judge(case, record, gates, shown)

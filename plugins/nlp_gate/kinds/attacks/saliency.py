@@ -139,5 +139,15 @@ def saliency_overlap(
     )
 
 
+def attack_record_field(
+    explain: str, classifier: Classifier, spec: ModelSpec, examples: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The attack record's ``saliency_overlap``: None with ``--nlp-explain off`` (the model is
+    not asked anything more) or without a successful attack."""
+    if explain == "off" or not examples:
+        return None
+    return saliency_overlap(classifier, spec, examples).as_record()
+
+
 def _input(texts: Sequence[str]) -> str | tuple[str, str]:
     return texts[0] if len(texts) == 1 else (texts[0], texts[1])
