@@ -113,9 +113,7 @@ class AttackKind(ItemKind[AttackCase]):
             query_budget=option.nlp_attack_query_budget or None,
             batch_size=option.nlp_attack_batch_size,
             strict=option.nlp_offline == "strict",
-            # --nlp-explain is helper show's option (issue 61); until it is registered, the
-            # default it will have
-            explain=getattr(option, "nlp_explain", "missed"),
+            explain=context.options.explain,  # saliency_overlap unless --nlp-explain off
         )
         return cls(
             context,
