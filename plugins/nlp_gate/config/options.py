@@ -23,6 +23,11 @@ class MlflowLog:
     experiment: str  # --nlp-mlflow-experiment (default nlp-gate)
 
 
+# --nlp-scoring: CheckList tests scored in bulk (kinds.checklist.scoring, the default) or by
+# CheckList's own run/get_stats (the reference path)
+SCORINGS = ("bulk", "checklist")
+
+
 @dataclass(frozen=True)
 class Options:
     """The run's options, with every default resolved against pytest's rootdir."""
@@ -51,6 +56,9 @@ class Options:
     # --nlp-trust-registry-code: the MLflow pyfunc models that may run their own code.
     trusted_registry_code: tuple[str, ...] = ()
     endpoint_timeout: float = 30.0  # --nlp-endpoint-timeout, seconds per request
+    # --nlp-scoring: CheckList tests scored in bulk (kinds.checklist.scoring), or by
+    # CheckList's own run/get_stats (checklist, the reference path)
+    scoring: str = "bulk"
 
 
 def results_file(given: Path | None, rootdir: Path) -> Path:
