@@ -152,11 +152,15 @@ def test_monotonic(
     assert_equal(DIR(data, expect, agg_fn=agg), fn, sample)
 
 
-def _positive_not_lower(orig_pred, pred, orig_conf, conf, labels=None, meta=None):  # type: ignore[no-untyped-def]
+def _positive_not_lower(
+    orig_pred: Any, pred: Any, orig_conf: Any, conf: Any, labels: Any = None, meta: Any = None
+) -> bool:
     return bool(conf[1] >= orig_conf[1] - 0.02)  # a native test's own function
 
 
-def _confidence_change(orig_pred, pred, orig_conf, conf, labels=None, meta=None):  # type: ignore[no-untyped-def]
+def _confidence_change(
+    orig_pred: Any, pred: Any, orig_conf: Any, conf: Any, labels: Any = None, meta: Any = None
+) -> float | None:
     change = conf[labels] - orig_conf[labels]  # a float (or None) as a user may return
     return None if change == 0 else float(-change + 0.1)
 
@@ -175,7 +179,9 @@ def test_user_functions(fn: Predict, data: list[Any], sample: Any, draw: Any) ->
         test = MFT(data, Expect.single(lambda x, pred, *args: pred != 0), labels=labels)
     elif form == "testcase":
 
-        def longest_agrees(xs, preds, confs, label=None, meta=None):  # type: ignore[no-untyped-def]
+        def longest_agrees(
+            xs: Any, preds: Any, confs: Any, label: Any = None, meta: Any = None
+        ) -> Any:
             if len(xs) == 1:
                 return None
             return np.array([p == preds[-1] for p in preds])

@@ -76,7 +76,8 @@ class _Matrix:
     @property
     def first(self) -> np.ndarray:
         """Each row's case's first row: CheckList's ``orig_pred``/``orig_conf``."""
-        return self.starts[:-1][self.case_of]
+        first: np.ndarray = self.starts[:-1][self.case_of]
+        return first
 
     def case_values(self, values: Any) -> list[Any]:
         """CheckList's per-case value of a test attribute (``labels``, ``meta``): an item of
@@ -320,7 +321,8 @@ def _positive_change(fn: Any, m: _Matrix, first: np.ndarray) -> np.ndarray:
     neg, pos = cells["neg"], cells["pos"]
     orig, conf = m.confs[first], m.confs
     # positive_change's own order of operations, so the floats are its own
-    return orig[:, neg] - conf[:, neg] + conf[:, pos] - orig[:, pos]
+    change: np.ndarray = orig[:, neg] - conf[:, neg] + conf[:, pos] - orig[:, pos]
+    return change
 
 
 def _triplet(m: _Matrix) -> np.ndarray:
