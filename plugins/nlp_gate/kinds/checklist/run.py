@@ -115,9 +115,10 @@ def harness_digest() -> str:
     import nlp_gate.suites as decoder
 
     h = hashlib.sha256(version("checklist-pattern").encode())
-    here = Path(__file__)
+    from nlp_gate.kinds.checklist import scoring
+
     decoded = sorted(Path(decoder.__file__).parent.glob("*.py"))
-    files = [here, here.with_name("scoring.py"), *decoded]
+    files = [Path(__file__), Path(scoring.__file__), *decoded]
     for path in files:
         h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()
