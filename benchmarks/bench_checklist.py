@@ -13,7 +13,9 @@ Run by hand (never as a timed test)::
     seed used ran a list as one padded batch, so each chunk is one batch of 128 by default;
     ``--pipeline-batch-size 1`` is what today's pipeline does with a list and no batch_size.
 (b) ``pytest tests_behavioral -m checklist -n W`` with a fresh prediction cache file (cold),
-    then again with the same file (warm).
+    then again with the same file (warm); its CheckList tests scored in bulk
+    (``--nlp-scoring bulk``, the default: ``nlp_gate.kinds.checklist.scoring``) or, with
+    ``--scoring checklist``, by CheckList's own ``run``/``get_stats`` as (a) does.
 
 Each side runs in its own subprocess, timed wall-clock from start to exit (interpreter start,
 imports, suite decoding and model loading included), with its peak RSS sampled over the whole
@@ -210,7 +212,12 @@ def measured(cmd: list[str], log: Path, ok: Callable[[int], bool]) -> dict[str, 
 
 
 def suite_command(
-    specs: list[ModelSpec], sample: int | None, workers: int, cache: Path, results: Path
+    specs: list[ModelSpec],
+    sample: int | None,
+    workers: int,
+    cache: Path,
+    results: Path,
+    scoring: str = "bulk",
 ) -> list[str]:
     cmd = [
         sys.executable,
@@ -229,6 +236,8 @@ def suite_command(
         str(cache),
         "--nlp-results",
         str(results),
+        "--nlp-scoring",
+        scoring,
     ]
     if sample is not None:
         cmd += ["--nlp-sample", str(sample), "--nlp-seed", "1"]
@@ -297,6 +306,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "the whole chunk, as the seed's 2020 pipelines; 1: today's "
         "pipeline called on a list without batch_size)",
     )
+    parser.add_argument(
+        "--scoring",
+        choices=("bulk", "checklist"),
+        default="bulk",
+        help="how the suite scores its CheckList tests (--nlp-scoring; default: bulk)",
+    )
     parser.add_argument("--output", type=Path, default=REPO / "reports" / "benchmark.json")
     parser.add_argument("--reference-json", type=Path, help=argparse.SUPPRESS)  # internal
     args = parser.parse_args(argv)
@@ -318,7 +333,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(
         f"bench_checklist: {len(specs)} models, sample={args.sample or 'all'}, seed=1, "
-        f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}"
+        f"reference pipeline: chunks of {CHUNK}, batch size {args.pipeline_batch_size}; "
+        f"suite scoring: {args.scoring}"
     )
     print(f"thread policy: {threads}")
     load_before = os.getloadavg()[0]
@@ -358,7 +374,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             # Exit code 1 = some gates failed: expected, the gates are not what is timed.
             runs[phase] = measured(
                 suite_command(
-                    specs, args.sample, args.workers, work / "predictions.sqlite", results
+                    specs,
+                    args.sample,
+                    args.workers,
+                    work / "predictions.sqlite",
+                    results,
+                    args.scoring,
                 ),
                 work / f"suite-{phase}.log",
                 ok=lambda rc: rc in (0, 1),
@@ -374,6 +395,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "sample": args.sample,
             "seed": 1,
             "workers": args.workers,
+            "scoring": args.scoring,
             "cores": cores,
             "device": device,
             "pipeline_chunk": CHUNK,

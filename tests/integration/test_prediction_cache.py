@@ -416,15 +416,18 @@ def test_outcomes_are_keyed_by_fingerprint_and_key_and_evicted_with_their_model(
     bounded.close()
 
 
+@pytest.mark.parametrize("module", ["run", "scoring"])
 def test_harness_digest_changes_with_the_harness_code(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str
 ) -> None:
     from nlp_gate.kinds.checklist import run as checklist_run
+    from nlp_gate.kinds.checklist import scoring
 
+    changed = {"run": checklist_run, "scoring": scoring}[module]
     before = checklist_run.harness_digest()
-    copy = tmp_path / "checklist_run.py"
-    copy.write_text(Path(checklist_run.__file__).read_text() + "\n# changed\n")
-    monkeypatch.setattr(checklist_run, "__file__", str(copy))
+    copy = tmp_path / f"checklist_{module}.py"
+    copy.write_text(Path(changed.__file__).read_text() + "\n# changed\n")
+    monkeypatch.setattr(changed, "__file__", str(copy))
     checklist_run.harness_digest.cache_clear()
     try:
         assert checklist_run.harness_digest() != before

@@ -23,6 +23,11 @@ class MlflowLog:
     experiment: str  # --nlp-mlflow-experiment (default nlp-gate)
 
 
+# --nlp-scoring: CheckList tests scored in bulk (kinds.checklist.scoring, the default) or by
+# CheckList's own run/get_stats (the reference path)
+SCORINGS = ("bulk", "checklist")
+
+
 @dataclass(frozen=True)
 class Options:
     """The run's options, with every default resolved against pytest's rootdir."""
@@ -54,6 +59,9 @@ class Options:
     # --nlp-explain: whose shown failing examples get word attributions: the items that
     # miss their gate (missed), every item (all), none (off).
     explain: str = "missed"
+    # --nlp-scoring: CheckList tests scored in bulk (kinds.checklist.scoring), or by
+    # CheckList's own run/get_stats (checklist, the reference path)
+    scoring: str = "bulk"
 
 
 def results_file(given: Path | None, rootdir: Path) -> Path:

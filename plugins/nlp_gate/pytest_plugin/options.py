@@ -14,7 +14,13 @@ from typing import Any, Literal
 import pytest
 
 from nlp_gate.config import at_least
-from nlp_gate.config.options import MLFLOW_EXPERIMENT, MlflowLog, Options, results_file
+from nlp_gate.config.options import (
+    MLFLOW_EXPERIMENT,
+    SCORINGS,
+    MlflowLog,
+    Options,
+    results_file,
+)
 from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
@@ -55,6 +61,14 @@ def add_options(parser: pytest.Parser) -> None:
         type=int,
         default=1,
         help="seed for sampling (default 1, as the seed report's TestSuite.run)",
+    )
+    group.addoption(
+        "--nlp-scoring",
+        default="bulk",
+        choices=SCORINGS,
+        help="how CheckList tests are scored: bulk (numpy over each test's predictions, "
+        "equal to CheckList's verdicts) or checklist (CheckList's own run and get_stats, "
+        "the reference path) (default: bulk)",
     )
     group.addoption(
         "--nlp-device",
@@ -264,6 +278,7 @@ def options_from(config: pytest.Config) -> Options:
         trusted_registry_code=tuple(opt.nlp_trust_registry_code),
         endpoint_timeout=float(opt.nlp_endpoint_timeout),
         explain=opt.nlp_explain,
+        scoring=opt.nlp_scoring,
     )
 
 

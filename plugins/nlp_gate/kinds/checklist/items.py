@@ -266,11 +266,13 @@ class ChecklistItems:
         self._prefetch(classifier)
         options = self.context.options
         test = self.test_object(info)
-        outcome = run_test(test, self.predict_fn(classifier, info), options.sample, options.seed)
+        fn = self.predict_fn(classifier, info)
+        outcome = run_test(test, fn, options.sample, options.seed, scoring=options.scoring)
         # The outcome is all a run reads of it: CheckList's per-case results (predictions,
         # confidences, expectation results; ~45 MiB over the two released suites) would stay
-        # on the suite's test until the next model's run replaced them.
-        del test.results
+        # on the suite's test until the next model's run replaced them.  (Bulk scoring
+        # leaves none.)
+        test.__dict__.pop("results", None)
         if classifier.cache is not None:
             classifier.cache.put_outcome(
                 classifier.fingerprint,
@@ -324,6 +326,7 @@ class ChecklistItems:
                 "test": info.name,
                 "sample": options.sample,
                 "seed": options.seed,
+                "scoring": options.scoring,
                 "harness": harness_digest(),
             },
             sort_keys=True,

@@ -1,7 +1,11 @@
-"""Running one CheckList test on one classifier, with CheckList's own machinery.
+"""Running one CheckList test on one classifier.
 
-CheckList computes the fail rate (``AbstractTest.get_stats``); this module only adapts our
-classifier to CheckList's ``predict_and_confidence_fn`` contract and summarises the outcome.
+The fail rate is CheckList's: computed by CheckList's own ``run`` and
+``AbstractTest.get_stats`` (``--nlp-scoring checklist``, the reference path), or in bulk over
+the prediction matrix by ``kinds.checklist.scoring``, whose verdicts equal CheckList's on
+every form it covers (``tests/unit/test_bulk_scoring.py``); a test whose expectation has no
+bulk version is scored by CheckList either way.  This module adapts our classifier to
+CheckList's ``predict_and_confidence_fn`` contract and summarises the outcome.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from nlp_gate.config.options import SCORINGS
 from nlp_gate.engine.predictor import Classifier
+from nlp_gate.kinds.checklist.scoring import FAIL, NONE, PASS, BulkScores, NoBulkForm, bulk_scores
 
 PredictFn = Callable[[Sequence[Any]], tuple[np.ndarray, np.ndarray]]
 
@@ -102,13 +108,17 @@ class ChecklistResult:
 
 @cache
 def harness_digest() -> str:
-    """What, besides the model and the suite file, decides an ``ChecklistResult``: this module, the
-    release-suite decoder and CheckList's version.  Stored outcomes are keyed by it, so a
-    change of any of them re-evaluates every test instead of reusing stale verdicts."""
+    """What, besides the model and the suite file, decides an ``ChecklistResult``: this module,
+    the bulk scoring, the release-suite decoder and CheckList's version.  Stored outcomes are
+    keyed by it, so a change of any of them re-evaluates every test instead of reusing stale
+    verdicts."""
     import nlp_gate.suites as decoder
 
     h = hashlib.sha256(version("checklist-pattern").encode())
-    files = [Path(__file__), *sorted(Path(decoder.__file__).parent.glob("*.py"))]
+    from nlp_gate.kinds.checklist import scoring
+
+    decoded = sorted(Path(decoder.__file__).parent.glob("*.py"))
+    files = [Path(__file__), Path(scoring.__file__), *decoded]
     for path in files:
         h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()
@@ -122,29 +132,84 @@ def examples_of(test: Any, sample: int | None, seed: int) -> list[Any]:
 
 
 def run_test(
-    test: Any, fn: PredictFn, sample: int | None, seed: int, max_examples: int = 5
+    test: Any,
+    fn: PredictFn,
+    sample: int | None,
+    seed: int,
+    max_examples: int = 5,
+    scoring: str = "bulk",
 ) -> ChecklistResult:
-    test.run(fn, overwrite=True, verbose=False, n=sample, seed=seed)
+    """``test`` run on ``fn``'s model: CheckList's ``run`` and ``get_stats`` (``scoring``
+    ``checklist``), or the same verdicts computed in bulk (``kinds.checklist.scoring``),
+    CheckList's again for an expectation with no bulk version.  Only the reference path
+    leaves CheckList's ``test.results`` on the test."""
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring {scoring!r} is not one of {SCORINGS}")
+    if scoring == "checklist":
+        test.run(fn, overwrite=True, verbose=False, n=sample, seed=seed)
+        return _checklist_result(test, max_examples)
+    # What test.run does before scoring: the (seeded) cases, then the model's predictions.
+    examples, _ = test.example_list_and_indices(n=sample, seed=seed)
+    preds, confs = fn(examples)
+    try:
+        scores = bulk_scores(test, preds, confs)
+    except NoBulkForm:
+        test.run_from_preds_confs(preds, confs, overwrite=True)
+        return _checklist_result(test, max_examples)
+    test.__dict__.pop("results", None)  # an earlier reference run's, now stale
+    return _bulk_result(test, scores, preds, confs, max_examples)
+
+
+def _checklist_result(test: Any, max_examples: int) -> ChecklistResult:
     stats = test.get_stats()
     # With sampling, fail_idxs() indexes the sampled cases, not test.data.
     run_idxs = test.run_idxs
     fails = [int(i if run_idxs is None else run_idxs[i]) for i in test.fail_idxs()]
     n_run = stats.get("testcases_run", stats["testcases"])
     n_cases = int(stats.get("after_filtering", n_run))
+    results = test.results
     return ChecklistResult(
         n_cases=n_cases,
         n_failed=len(fails),
         fail_rate=float(stats.get("fail_rate", 0.0)),
-        failing=[_describe(test, i) for i in fails[:max_examples]],
+        failing=[
+            _describe(test, i, results.preds[i], results.confs[i]) for i in fails[:max_examples]
+        ],
         shown=fails[:max_examples],
         case_index=range(len(test.data)) if run_idxs is None else [int(i) for i in run_idxs],
-        passed=[None if p is None else bool(p) for p in test.results.passed],
+        passed=[None if p is None else bool(p) for p in results.passed],
     )
 
 
-def _describe(test: Any, i: int) -> str:
+def _bulk_result(
+    test: Any, scores: BulkScores, preds: np.ndarray, confs: np.ndarray, max_examples: int
+) -> ChecklistResult:
+    """``_checklist_result``'s figures from bulk verdicts, computed as ``get_stats`` does."""
+    passed = scores.passed
+    failed = np.flatnonzero(passed == FAIL)
+    n_run = len(passed)
+    nonfiltered = n_run - int(np.count_nonzero(passed == NONE))
+    fails = [int(scores.run_cases[j]) for j in failed]
+    return ChecklistResult(
+        n_cases=nonfiltered,
+        n_failed=len(fails),
+        fail_rate=100 * len(fails) / nonfiltered if nonfiltered else 0.0,
+        failing=[
+            _describe(test, int(scores.run_cases[j]), *scores.case_predictions(preds, confs, j))
+            for j in failed[:max_examples]
+        ],
+        shown=fails[:max_examples],
+        case_index=(
+            range(len(test.data)) if test.run_idxs is None else [int(i) for i in scores.run_cases]
+        ),
+        passed=[None if p == NONE else bool(p == PASS) for p in passed.tolist()],
+    )
+
+
+def _describe(test: Any, i: int, preds: Any, confs: Any) -> str:
+    """Case ``i`` (index into test.data) as a failing example reads, from its predictions
+    and confidences as CheckList's results hold them."""
     data = test.data[i]
-    preds, confs = test.results.preds[i], test.results.confs[i]
     label = test.labels[i] if isinstance(test.labels, list) else test.labels
     if not isinstance(data, list):
         data, preds, confs = [data], [preds], [confs]

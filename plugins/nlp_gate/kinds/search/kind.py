@@ -221,7 +221,8 @@ class SearchKind(ItemKind[SearchCase]):
             one = type(test)(
                 [[original, perturbed]], expect=test.expect, agg_fn=test.agg_fn, labels=labels
             )
-            outcome = run_test(one, fn, None, self.context.options.seed)
+            # The reference path: describe() reads CheckList's results of the test.
+            outcome = run_test(one, fn, None, self.context.options.seed, scoring="checklist")
             return one if outcome.n_failed else None
 
         try:
