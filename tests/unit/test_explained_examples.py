@@ -45,7 +45,7 @@ class Fixed:
 def _chosen(test: Any, model: Fixed, neutral_band: bool = False) -> tuple[ChecklistResult, list]:
     fn = predict_fn(model, neutral_band=neutral_band)  # type: ignore[arg-type]
     outcome = run_test(test, fn, None, 1)
-    del test.results  # as the item leaves it
+    test.__dict__.pop("results", None)  # as the item leaves it (bulk scoring makes none)
     chosen = failing_examples(
         test,
         type(test).__name__.lower(),
