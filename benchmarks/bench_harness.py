@@ -96,7 +96,15 @@ def command(models: Sequence[str], all_models: int, workers: int, results: Path)
     return cmd
 
 
-def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path) -> dict[str, Any]:
+def run_once(
+    models: Sequence[str],
+    workers: int,
+    real_forward: bool,
+    log: Path,
+    hold: float = 0.0,
+    ahead: str | None = None,
+    repo: Path = REPO,
+) -> dict[str, Any]:
     all_models = len(suite_models(None))
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         work = Path(tmp)
@@ -113,16 +121,26 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
             "NLP_GATE_CACHE": str(cache),
             "NLP_GATE_ZOO_DIR": str(default_zoo_root()),
             "PYTHONPATH": os.pathsep.join(
-                p for p in (str(REPO / "benchmarks"), os.environ.get("PYTHONPATH")) if p
+                p
+                for p in (
+                    # Another checkout's package first (--repo), this one's stage plugin.
+                    str(repo / "plugins") if repo != REPO else None,
+                    str(REPO / "benchmarks"),
+                    os.environ.get("PYTHONPATH"),
+                )
+                if p
             ),
             "NLP_GATE_BENCH_STAGES_DIR": str(work / "stages"),
             "NLP_GATE_BENCH_FORWARD": "real" if real_forward else "standin",
+            "NLP_GATE_BENCH_HOLD_PER_TOKEN": repr(hold),
         }
+        if ahead is not None:
+            env["NLP_GATE_BENCH_AHEAD"] = ahead
         cmd = command(models, all_models, workers, work / "results.json")
         load_before = os.getloadavg()
         start = time.perf_counter()
         with log.open("w") as out:
-            rc = subprocess.call(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+            rc = subprocess.call(cmd, cwd=repo, env=env, stdout=out, stderr=subprocess.STDOUT)
         wall = time.perf_counter() - start
         load_after = os.getloadavg()
         # 1: some gates missed -- expected with the stand-in, whose rows are no model's.
@@ -141,11 +159,20 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
             calls[stage] = calls.get(stage, 0) + n
     return {
         "command": " ".join(cmd[1:]),
+        "repo": str(repo),
         "workers": workers,
         "forward": "real" if real_forward else "stand-in",
+        "hold_per_token": hold,
+        "ahead": ahead or ("on" if hold else "device"),
         "exit_code": rc,
         "wall_s": wall,
         "cpu_s": sum(p["cpu_s"] for p in processes),
+        # The processes' main threads: with a producer thread, the CPU side a device waits
+        # on (the slowest process's under xdist, each process's own critical path).
+        "critical_path_cpu_s": max(p.get("main_thread_cpu_s", p["cpu_s"]) for p in processes),
+        "held_s": sum(p.get("held_s", 0.0) for p in processes),
+        "padded_tokens": sum(p.get("padded_tokens", 0) for p in processes),
+        "batches": sum(p.get("batches", 0) for p in processes),
         "seconds": seconds,
         "calls": calls,
         "processes": processes,
@@ -164,7 +191,12 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
 
 
 def table(runs: Sequence[dict[str, Any]]) -> str:
-    heads = [f"{r['forward']}, -n {r['workers']}" for r in runs]
+    heads = [
+        f"{Path(r.get('repo', REPO)).name}, -n {r['workers']}"
+        + (f", hold {r['hold_per_token']:.2g}" if r.get("hold_per_token") else "")
+        + (", real" if r["forward"] == "real" else "")
+        for r in runs
+    ]
     lines = [f"{'stage (CPU s)':<28}" + "".join(f"{h:>22}" for h in heads)]
     known = set(STAGES)
     extra = sorted({s for r in runs for s in r["seconds"]} - known)
@@ -175,7 +207,18 @@ def table(runs: Sequence[dict[str, Any]]) -> str:
     harness = [r["cpu_s"] - r["seconds"].get("forward", 0.0) for r in runs]
     lines.append(f"{'total CPU s':<28}" + "".join(f"{r['cpu_s']:>22.1f}" for r in runs))
     lines.append(f"{'  of which harness':<28}" + "".join(f"{h:>22.1f}" for h in harness))
+    lines.append(
+        f"{'critical path (main) CPU s':<28}"
+        + "".join(f"{r.get('critical_path_cpu_s', 0.0):>22.1f}" for r in runs)
+    )
+    lines.append(
+        f"{'held (device) s':<28}" + "".join(f"{r.get('held_s', 0.0):>22.1f}" for r in runs)
+    )
     lines.append(f"{'wall s':<28}" + "".join(f"{r['wall_s']:>22.1f}" for r in runs))
+    lines.append(
+        f"{'padded tokens (M)':<28}"
+        + "".join(f"{r.get('padded_tokens', 0) / 1e6:>22.2f}" for r in runs)
+    )
     lines.append(f"{'items':<28}" + "".join(f"{r['items']:>22d}" for r in runs))
     lines.append(
         f"{'1-min load before/after':<28}"
@@ -208,6 +251,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="the models' own forward pass instead of the stand-in (its share of the whole)",
     )
+    parser.add_argument(
+        "--hold-per-token",
+        type=float,
+        nargs="+",
+        default=[0.0],
+        metavar="SECONDS",
+        help="the stand-in holds each batch for SECONDS x its padded tokens (a sleep, GIL "
+        "released: an accelerator's time), one run each (default: 0, no hold)",
+    )
+    parser.add_argument(
+        "--ahead",
+        choices=("device", "on", "off"),
+        default=None,
+        help="the engine's producer thread: its own rule (device: on CUDA only), on (as "
+        "on an accelerator) or off (default: on with a hold, else device)",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        nargs="+",
+        default=[REPO],
+        help="checkouts whose package runs the workload, alternating (e.g. /tmp/v051 for "
+        "0.5.1 beside this one); this one's stage plugin measures each",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="times the whole set of runs is repeated"
+    )
     parser.add_argument("--output", type=Path, default=REPO / "reports" / "bench_harness.json")
     args = parser.parse_args(argv)
     models = [m.key for m in suite_models(args.models)]
@@ -225,14 +295,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     runs = []
-    for workers, real in [(w, args.real_forward) for w in args.workers]:
-        name = f"{'real' if real else 'standin'}-n{workers}"
+    plan = [
+        (repo.resolve(), w, hold)
+        for _ in range(args.rounds)
+        for w in args.workers
+        for hold in args.hold_per_token
+        for repo in args.repo  # alternating checkouts, one right after the other
+    ]
+    for repo, workers, hold in plan:
+        name = (
+            f"{repo.name}-{'real' if args.real_forward else 'standin'}-n{workers}"
+            + (f"-hold{hold:g}" if hold else "")
+        )
         print(f"running {name} ...", flush=True)
         log = args.output.parent / f"bench_harness-{name}.log"
-        runs.append(run_once(models, workers, real, log))
+        runs.append(
+            run_once(models, workers, args.real_forward, log, hold, args.ahead, repo)
+        )
         print(
             f"  {runs[-1]['items']} items, {runs[-1]['cpu_s']:.1f} CPU s, "
-            f"{runs[-1]['wall_s']:.1f} s wall (log: {log})",
+            f"{runs[-1]['wall_s']:.1f} s wall, critical path "
+            f"{runs[-1]['critical_path_cpu_s']:.1f} CPU s, held {runs[-1]['held_s']:.1f} s "
+            f"(log: {log})",
             flush=True,
         )
     print()

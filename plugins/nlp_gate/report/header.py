@@ -34,6 +34,7 @@ def run_metadata(run: Run) -> dict[str, Any]:
             "dtype": run.options.load.dtype,
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
+            "token_budget": run.options.load.token_budget,
             "packages": package_versions(),
         }
 
@@ -69,6 +70,7 @@ def _run_metadata(run: Run) -> dict[str, Any]:
             "dtype": run.options.load.dtype,
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
+            "token_budget": run.options.load.token_budget,
             "packages": package_versions(),
         }
     )
