@@ -6,6 +6,15 @@ Run by hand (never as a timed test)::
     .venv/bin/python benchmarks/bench_harness.py --workers 0 2      # one process, then 2 workers
     .venv/bin/python benchmarks/bench_harness.py --real-forward --output reports/bench_harness-real.json
     .venv/bin/python benchmarks/bench_harness.py --models sst2-bert qqp-albert
+    .venv/bin/python benchmarks/bench_harness.py --hold-per-token 0 1.8e-6   # a device's time
+    .venv/bin/python benchmarks/bench_harness.py --repo /tmp/v051 . --rounds 2  # 0.5.1 beside
+
+``--hold-per-token SECONDS`` makes the stand-in hold each batch for SECONDS x its padded tokens
+(a sleep, the GIL released: an accelerator's time), and the engine then makes its batches
+ahead in its producer thread, as on CUDA (``--ahead`` overrides): the wall time shows whether
+the CPU side overlaps the device's time or adds to it.  ``--repo`` runs the workload on other
+checkouts' packages (their ``plugins/`` first on ``PYTHONPATH``), alternating with this one,
+measured by this checkout's stage plugin.
 
 Runs ``pytest tests_behavioral -m checklist --nlp-prediction-cache off`` (440 CheckList items
 on the embedded tiny zoo's 6 sentiment and 4 QQP/MRPC models, 1.66 M unique inputs) exactly
@@ -19,8 +28,9 @@ nothing (its exit code is ignored); what it measures is everything but the model
 gets a cache directory of its own (``NLP_GATE_CACHE``: a copy of the suites' test index, the
 zoo where it is): no token files, and figures drawn anew, as in a first run.
 
-Prints the table (CPU seconds per stage, summed over processes; wall seconds of the whole
-subprocess) and writes reports/bench_harness.json (``--output``).  CPU seconds are
+Prints the table (CPU seconds per stage, summed over processes and their threads; the main
+threads' CPU, the critical path of a run whose forward pass is a device's; the seconds held;
+wall seconds of the whole subprocess) and writes reports/bench_harness.json (``--output``).  CPU seconds are
 ``time.process_time`` of each process, all its threads: a shared machine disturbs them far less
 than wall time; the load average is printed at the start and end of each run.
 """
@@ -68,7 +78,13 @@ STAGES = (
 )
 
 
-def command(models: Sequence[str], all_models: int, workers: int, results: Path) -> list[str]:
+def command(
+    models: Sequence[str],
+    all_models: int,
+    workers: int,
+    results: Path,
+    token_budget: int | None = None,
+) -> list[str]:
     cmd = [
         sys.executable,
         "-m",
@@ -89,6 +105,8 @@ def command(models: Sequence[str], all_models: int, workers: int, results: Path)
         "--nlp-results",
         str(results),
     ]
+    if token_budget is not None:
+        cmd += ["--nlp-token-budget", str(token_budget)]
     if len(models) < all_models:
         specs = suite_models(models)
         # Item ids end in "/<dataset>/<model>]"; the leading "/" keeps bert from matching albert.
@@ -104,6 +122,7 @@ def run_once(
     hold: float = 0.0,
     ahead: str | None = None,
     repo: Path = REPO,
+    token_budget: int | None = None,
 ) -> dict[str, Any]:
     all_models = len(suite_models(None))
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
@@ -136,7 +155,7 @@ def run_once(
         }
         if ahead is not None:
             env["NLP_GATE_BENCH_AHEAD"] = ahead
-        cmd = command(models, all_models, workers, work / "results.json")
+        cmd = command(models, all_models, workers, work / "results.json", token_budget)
         load_before = os.getloadavg()
         start = time.perf_counter()
         with log.open("w") as out:
@@ -164,6 +183,7 @@ def run_once(
         "forward": "real" if real_forward else "stand-in",
         "hold_per_token": hold,
         "ahead": ahead or ("on" if hold else "device"),
+        "token_budget": token_budget,
         "exit_code": rc,
         "wall_s": wall,
         "cpu_s": sum(p["cpu_s"] for p in processes),
@@ -197,33 +217,33 @@ def table(runs: Sequence[dict[str, Any]]) -> str:
         + (", real" if r["forward"] == "real" else "")
         for r in runs
     ]
-    lines = [f"{'stage (CPU s)':<28}" + "".join(f"{h:>22}" for h in heads)]
+    lines = [f"{'stage (CPU s)':<28}" + "".join(f"{h:>30}" for h in heads)]
     known = set(STAGES)
     extra = sorted({s for r in runs for s in r["seconds"]} - known)
     for stage in (*STAGES, *extra):
         lines.append(
-            f"{stage:<28}" + "".join(f"{r['seconds'].get(stage, 0.0):>22.1f}" for r in runs)
+            f"{stage:<28}" + "".join(f"{r['seconds'].get(stage, 0.0):>30.1f}" for r in runs)
         )
     harness = [r["cpu_s"] - r["seconds"].get("forward", 0.0) for r in runs]
-    lines.append(f"{'total CPU s':<28}" + "".join(f"{r['cpu_s']:>22.1f}" for r in runs))
-    lines.append(f"{'  of which harness':<28}" + "".join(f"{h:>22.1f}" for h in harness))
+    lines.append(f"{'total CPU s':<28}" + "".join(f"{r['cpu_s']:>30.1f}" for r in runs))
+    lines.append(f"{'  of which harness':<28}" + "".join(f"{h:>30.1f}" for h in harness))
     lines.append(
         f"{'critical path (main) CPU s':<28}"
-        + "".join(f"{r.get('critical_path_cpu_s', 0.0):>22.1f}" for r in runs)
+        + "".join(f"{r.get('critical_path_cpu_s', 0.0):>30.1f}" for r in runs)
     )
     lines.append(
-        f"{'held (device) s':<28}" + "".join(f"{r.get('held_s', 0.0):>22.1f}" for r in runs)
+        f"{'held (device) s':<28}" + "".join(f"{r.get('held_s', 0.0):>30.1f}" for r in runs)
     )
-    lines.append(f"{'wall s':<28}" + "".join(f"{r['wall_s']:>22.1f}" for r in runs))
+    lines.append(f"{'wall s':<28}" + "".join(f"{r['wall_s']:>30.1f}" for r in runs))
     lines.append(
         f"{'padded tokens (M)':<28}"
-        + "".join(f"{r.get('padded_tokens', 0) / 1e6:>22.2f}" for r in runs)
+        + "".join(f"{r.get('padded_tokens', 0) / 1e6:>30.2f}" for r in runs)
     )
-    lines.append(f"{'items':<28}" + "".join(f"{r['items']:>22d}" for r in runs))
+    lines.append(f"{'items':<28}" + "".join(f"{r['items']:>30d}" for r in runs))
     lines.append(
         f"{'1-min load before/after':<28}"
         + "".join(
-            f"{r['load_average']['before'][0]:>16.1f} / {r['load_average']['after'][0]:<3.1f}"
+            f"{r['load_average']['before'][0]:>24.1f} / {r['load_average']['after'][0]:<3.1f}"
             for r in runs
         )
     )
@@ -276,6 +296,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "0.5.1 beside this one); this one's stage plugin measures each",
     )
     parser.add_argument(
+        "--token-budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run with --nlp-token-budget N (0.6 on; default: the device's default)",
+    )
+    parser.add_argument(
         "--rounds", type=int, default=1, help="times the whole set of runs is repeated"
     )
     parser.add_argument("--output", type=Path, default=REPO / "reports" / "bench_harness.json")
@@ -303,14 +330,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         for repo in args.repo  # alternating checkouts, one right after the other
     ]
     for repo, workers, hold in plan:
-        name = (
-            f"{repo.name}-{'real' if args.real_forward else 'standin'}-n{workers}"
-            + (f"-hold{hold:g}" if hold else "")
+        name = f"{repo.name}-{'real' if args.real_forward else 'standin'}-n{workers}" + (
+            f"-hold{hold:g}" if hold else ""
         )
         print(f"running {name} ...", flush=True)
         log = args.output.parent / f"bench_harness-{name}.log"
         runs.append(
-            run_once(models, workers, args.real_forward, log, hold, args.ahead, repo)
+            run_once(
+                models, workers, args.real_forward, log, hold, args.ahead, repo, args.token_budget
+            )
         )
         print(
             f"  {runs[-1]['items']} items, {runs[-1]['cpu_s']:.1f} CPU s, "

@@ -9,13 +9,21 @@ never by the shipped package.  Environment:
 ``NLP_GATE_BENCH_FORWARD``     ``standin`` (default): ``Classifier._probabilities`` returns
                                rows derived from each row's token ids, a few numpy
                                operations per batch; ``real``: the model's own forward.
+``NLP_GATE_BENCH_HOLD_PER_TOKEN``  seconds the stand-in holds each batch per padded token
+                               (a sleep, GIL released: a device's time); default 0.
+``NLP_GATE_BENCH_AHEAD``       ``on`` (the default with a hold: the engine makes batches
+                               ahead in its producer thread, as on CUDA), ``off``, or
+                               ``device`` (the default without: the engine's own rule).
 
-Stages are accounted exclusively: a wrapped function's CPU time (``time.process_time``, all
-threads of the process) goes to its stage minus what the wrapped functions it calls spend,
-so the stages add up to the process's CPU time.  "start-up" is the process's CPU time before
-this plugin was imported (interpreter, pytest, plugins loaded earlier); "other" is what no
-wrapped function spent: imports after start-up, pytest's own per-item work, fixtures,
-xdist's messaging.
+Stages are accounted exclusively and per thread: a wrapped function's CPU time
+(``time.thread_time`` of the thread that runs it) goes to its stage minus what the wrapped
+functions it calls spend.  "start-up" is the process's CPU time before this plugin was
+imported (interpreter, pytest, plugins loaded earlier); "other" is what no wrapped function
+spent in the main thread: imports after start-up, pytest's own per-item work, fixtures,
+xdist's messaging; "other (producer thread)" the producer's own loop; "native threads" the
+CPU of threads no stage runs in (the tokenizers library's worker pool, torch's), so the
+stages add up to the process's CPU time.  The main thread's CPU is the run's critical path
+when a device computes (its forward pass holds, the producer works beside it).
 """
 
 from __future__ import annotations

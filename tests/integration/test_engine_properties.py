@@ -132,6 +132,10 @@ def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
     assert verdict(suite, suite_name, test_name, classifier) == reference[case]
     # CheckList's own run was answered from the prefetched memo alone.
     assert classifier.forward_count == len({input_key(x) for x in inputs})
+    assert 1 <= classifier.largest_batch_rows <= batch_size
+    if budget is not None:  # only an input longer than the budget may exceed it, alone
+        assert classifier.largest_batch_tokens is not None
+        assert classifier.largest_batch_tokens <= max(budget, classifier.max_length)
 
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)

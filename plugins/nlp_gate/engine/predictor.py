@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -283,7 +283,7 @@ class Classifier:
 
         ahead = producer.runs_ahead(self.device)
 
-        def made() -> Iterator[producer.Part]:
+        def made() -> Generator[producer.Part, None, None]:
             return producer.parts(
                 tokenizer,
                 inputs,

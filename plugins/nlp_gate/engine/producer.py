@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -66,7 +66,7 @@ def parts(
     token_budget: int | None,
     encode: Callable[[Sequence[Hashable]], Encoded],
     eager: bool,
-) -> Iterator[Part]:
+) -> Generator[Part, None, None]:
     """``inputs`` in parts of ``PASS_PART``, each tokenized by ``encode`` (which may answer
     from ``Encodings``) and cut into padded batches; ``eager``: padded at once (in the
     producer's thread), else as the batches are asked for."""
@@ -88,7 +88,7 @@ def _offset(batches: Iterator[Batch], start: int) -> Iterator[Batch]:
         yield idx + start, features
 
 
-def produced(source: Callable[[], Iterator[T]], ahead: int = AHEAD) -> Iterator[T]:
+def produced(source: Callable[[], Iterator[T]], ahead: int = AHEAD) -> Generator[T, None, None]:
     """``source()``'s items, made in a background thread at most ``ahead`` items ahead of the
     caller (a bounded queue).
 
@@ -116,7 +116,7 @@ def produced(source: Callable[[], Iterator[T]], ahead: int = AHEAD) -> Iterator[
                 if not put(("item", item)):
                     return
             put(("end", None))
-        except BaseException as exc:  # noqa: BLE001  # handed to the caller, which raises it
+        except BaseException as exc:  # handed to the caller, which raises it
             put(("error", exc))
 
     thread = threading.Thread(target=run, name="nlp-gate batch producer", daemon=True)

@@ -105,6 +105,17 @@ def report_header(run: Run) -> list[str]:
             f" backend={run.options.load.backend}"
             if run.options.load.backend != LoadOptions.backend
             else ""
+        )
+        # And the batches' bounds (--nlp-batch-size, --nlp-token-budget) when given.
+        + (
+            f" batch_size={run.options.load.batch_size}"
+            if run.options.load.batch_size != LoadOptions.batch_size
+            else ""
+        )
+        + (
+            f" token_budget={run.options.load.token_budget}"
+            if run.options.load.token_budget is not None
+            else ""
         ),
     ]
     for m in run.profile.models:
