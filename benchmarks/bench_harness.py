@@ -6,6 +6,15 @@ Run by hand (never as a timed test)::
     .venv/bin/python benchmarks/bench_harness.py --workers 0 2      # one process, then 2 workers
     .venv/bin/python benchmarks/bench_harness.py --real-forward --output reports/bench_harness-real.json
     .venv/bin/python benchmarks/bench_harness.py --models sst2-bert qqp-albert
+    .venv/bin/python benchmarks/bench_harness.py --hold-per-token 0 1.8e-6   # a device's time
+    .venv/bin/python benchmarks/bench_harness.py --repo /tmp/v051 . --rounds 2  # 0.5.1 beside
+
+``--hold-per-token SECONDS`` makes the stand-in hold each batch for SECONDS x its padded tokens
+(a sleep, the GIL released: an accelerator's time), and the engine then makes its batches
+ahead in its producer thread, as on CUDA (``--ahead`` overrides): the wall time shows whether
+the CPU side overlaps the device's time or adds to it.  ``--repo`` runs the workload on other
+checkouts' packages (their ``plugins/`` first on ``PYTHONPATH``), alternating with this one,
+measured by this checkout's stage plugin.
 
 Runs ``pytest tests_behavioral -m checklist --nlp-prediction-cache off`` (440 CheckList items
 on the embedded tiny zoo's 6 sentiment and 4 QQP/MRPC models, 1.66 M unique inputs) exactly
@@ -19,8 +28,9 @@ nothing (its exit code is ignored); what it measures is everything but the model
 gets a cache directory of its own (``NLP_GATE_CACHE``: a copy of the suites' test index, the
 zoo where it is): no token files, and figures drawn anew, as in a first run.
 
-Prints the table (CPU seconds per stage, summed over processes; wall seconds of the whole
-subprocess) and writes reports/bench_harness.json (``--output``).  CPU seconds are
+Prints the table (CPU seconds per stage, summed over processes and their threads; the main
+threads' CPU, the critical path of a run whose forward pass is a device's; the seconds held;
+wall seconds of the whole subprocess) and writes reports/bench_harness.json (``--output``).  CPU seconds are
 ``time.process_time`` of each process, all its threads: a shared machine disturbs them far less
 than wall time; the load average is printed at the start and end of each run.
 """
@@ -68,7 +78,13 @@ STAGES = (
 )
 
 
-def command(models: Sequence[str], all_models: int, workers: int, results: Path) -> list[str]:
+def command(
+    models: Sequence[str],
+    all_models: int,
+    workers: int,
+    results: Path,
+    token_budget: int | None = None,
+) -> list[str]:
     cmd = [
         sys.executable,
         "-m",
@@ -89,6 +105,8 @@ def command(models: Sequence[str], all_models: int, workers: int, results: Path)
         "--nlp-results",
         str(results),
     ]
+    if token_budget is not None:
+        cmd += ["--nlp-token-budget", str(token_budget)]
     if len(models) < all_models:
         specs = suite_models(models)
         # Item ids end in "/<dataset>/<model>]"; the leading "/" keeps bert from matching albert.
@@ -96,7 +114,16 @@ def command(models: Sequence[str], all_models: int, workers: int, results: Path)
     return cmd
 
 
-def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path) -> dict[str, Any]:
+def run_once(
+    models: Sequence[str],
+    workers: int,
+    real_forward: bool,
+    log: Path,
+    hold: float = 0.0,
+    ahead: str | None = None,
+    repo: Path = REPO,
+    token_budget: int | None = None,
+) -> dict[str, Any]:
     all_models = len(suite_models(None))
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         work = Path(tmp)
@@ -113,16 +140,26 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
             "NLP_GATE_CACHE": str(cache),
             "NLP_GATE_ZOO_DIR": str(default_zoo_root()),
             "PYTHONPATH": os.pathsep.join(
-                p for p in (str(REPO / "benchmarks"), os.environ.get("PYTHONPATH")) if p
+                p
+                for p in (
+                    # Another checkout's package first (--repo), this one's stage plugin.
+                    str(repo / "plugins") if repo != REPO else None,
+                    str(REPO / "benchmarks"),
+                    os.environ.get("PYTHONPATH"),
+                )
+                if p
             ),
             "NLP_GATE_BENCH_STAGES_DIR": str(work / "stages"),
             "NLP_GATE_BENCH_FORWARD": "real" if real_forward else "standin",
+            "NLP_GATE_BENCH_HOLD_PER_TOKEN": repr(hold),
         }
-        cmd = command(models, all_models, workers, work / "results.json")
+        if ahead is not None:
+            env["NLP_GATE_BENCH_AHEAD"] = ahead
+        cmd = command(models, all_models, workers, work / "results.json", token_budget)
         load_before = os.getloadavg()
         start = time.perf_counter()
         with log.open("w") as out:
-            rc = subprocess.call(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+            rc = subprocess.call(cmd, cwd=repo, env=env, stdout=out, stderr=subprocess.STDOUT)
         wall = time.perf_counter() - start
         load_after = os.getloadavg()
         # 1: some gates missed -- expected with the stand-in, whose rows are no model's.
@@ -141,11 +178,21 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
             calls[stage] = calls.get(stage, 0) + n
     return {
         "command": " ".join(cmd[1:]),
+        "repo": str(repo),
         "workers": workers,
         "forward": "real" if real_forward else "stand-in",
+        "hold_per_token": hold,
+        "ahead": ahead or ("on" if hold else "device"),
+        "token_budget": token_budget,
         "exit_code": rc,
         "wall_s": wall,
         "cpu_s": sum(p["cpu_s"] for p in processes),
+        # The processes' main threads: with a producer thread, the CPU side a device waits
+        # on (the slowest process's under xdist, each process's own critical path).
+        "critical_path_cpu_s": max(p.get("main_thread_cpu_s", p["cpu_s"]) for p in processes),
+        "held_s": sum(p.get("held_s", 0.0) for p in processes),
+        "padded_tokens": sum(p.get("padded_tokens", 0) for p in processes),
+        "batches": sum(p.get("batches", 0) for p in processes),
         "seconds": seconds,
         "calls": calls,
         "processes": processes,
@@ -164,23 +211,39 @@ def run_once(models: Sequence[str], workers: int, real_forward: bool, log: Path)
 
 
 def table(runs: Sequence[dict[str, Any]]) -> str:
-    heads = [f"{r['forward']}, -n {r['workers']}" for r in runs]
-    lines = [f"{'stage (CPU s)':<28}" + "".join(f"{h:>22}" for h in heads)]
+    heads = [
+        f"{Path(r.get('repo', REPO)).name}, -n {r['workers']}"
+        + (f", hold {r['hold_per_token']:.2g}" if r.get("hold_per_token") else "")
+        + (", real" if r["forward"] == "real" else "")
+        for r in runs
+    ]
+    lines = [f"{'stage (CPU s)':<28}" + "".join(f"{h:>30}" for h in heads)]
     known = set(STAGES)
     extra = sorted({s for r in runs for s in r["seconds"]} - known)
     for stage in (*STAGES, *extra):
         lines.append(
-            f"{stage:<28}" + "".join(f"{r['seconds'].get(stage, 0.0):>22.1f}" for r in runs)
+            f"{stage:<28}" + "".join(f"{r['seconds'].get(stage, 0.0):>30.1f}" for r in runs)
         )
     harness = [r["cpu_s"] - r["seconds"].get("forward", 0.0) for r in runs]
-    lines.append(f"{'total CPU s':<28}" + "".join(f"{r['cpu_s']:>22.1f}" for r in runs))
-    lines.append(f"{'  of which harness':<28}" + "".join(f"{h:>22.1f}" for h in harness))
-    lines.append(f"{'wall s':<28}" + "".join(f"{r['wall_s']:>22.1f}" for r in runs))
-    lines.append(f"{'items':<28}" + "".join(f"{r['items']:>22d}" for r in runs))
+    lines.append(f"{'total CPU s':<28}" + "".join(f"{r['cpu_s']:>30.1f}" for r in runs))
+    lines.append(f"{'  of which harness':<28}" + "".join(f"{h:>30.1f}" for h in harness))
+    lines.append(
+        f"{'critical path (main) CPU s':<28}"
+        + "".join(f"{r.get('critical_path_cpu_s', 0.0):>30.1f}" for r in runs)
+    )
+    lines.append(
+        f"{'held (device) s':<28}" + "".join(f"{r.get('held_s', 0.0):>30.1f}" for r in runs)
+    )
+    lines.append(f"{'wall s':<28}" + "".join(f"{r['wall_s']:>30.1f}" for r in runs))
+    lines.append(
+        f"{'padded tokens (M)':<28}"
+        + "".join(f"{r.get('padded_tokens', 0) / 1e6:>30.2f}" for r in runs)
+    )
+    lines.append(f"{'items':<28}" + "".join(f"{r['items']:>30d}" for r in runs))
     lines.append(
         f"{'1-min load before/after':<28}"
         + "".join(
-            f"{r['load_average']['before'][0]:>16.1f} / {r['load_average']['after'][0]:<3.1f}"
+            f"{r['load_average']['before'][0]:>24.1f} / {r['load_average']['after'][0]:<3.1f}"
             for r in runs
         )
     )
@@ -208,6 +271,40 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="the models' own forward pass instead of the stand-in (its share of the whole)",
     )
+    parser.add_argument(
+        "--hold-per-token",
+        type=float,
+        nargs="+",
+        default=[0.0],
+        metavar="SECONDS",
+        help="the stand-in holds each batch for SECONDS x its padded tokens (a sleep, GIL "
+        "released: an accelerator's time), one run each (default: 0, no hold)",
+    )
+    parser.add_argument(
+        "--ahead",
+        choices=("device", "on", "off"),
+        default=None,
+        help="the engine's producer thread: its own rule (device: on CUDA only), on (as "
+        "on an accelerator) or off (default: on with a hold, else device)",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        nargs="+",
+        default=[REPO],
+        help="checkouts whose package runs the workload, alternating (e.g. /tmp/v051 for "
+        "0.5.1 beside this one); this one's stage plugin measures each",
+    )
+    parser.add_argument(
+        "--token-budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run with --nlp-token-budget N (0.6 on; default: the device's default)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="times the whole set of runs is repeated"
+    )
     parser.add_argument("--output", type=Path, default=REPO / "reports" / "bench_harness.json")
     args = parser.parse_args(argv)
     models = [m.key for m in suite_models(args.models)]
@@ -225,14 +322,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     runs = []
-    for workers, real in [(w, args.real_forward) for w in args.workers]:
-        name = f"{'real' if real else 'standin'}-n{workers}"
+    plan = [
+        (repo.resolve(), w, hold)
+        for _ in range(args.rounds)
+        for w in args.workers
+        for hold in args.hold_per_token
+        for repo in args.repo  # alternating checkouts, one right after the other
+    ]
+    for repo, workers, hold in plan:
+        name = f"{repo.name}-{'real' if args.real_forward else 'standin'}-n{workers}" + (
+            f"-hold{hold:g}" if hold else ""
+        )
         print(f"running {name} ...", flush=True)
         log = args.output.parent / f"bench_harness-{name}.log"
-        runs.append(run_once(models, workers, real, log))
+        runs.append(
+            run_once(
+                models, workers, args.real_forward, log, hold, args.ahead, repo, args.token_budget
+            )
+        )
         print(
             f"  {runs[-1]['items']} items, {runs[-1]['cpu_s']:.1f} CPU s, "
-            f"{runs[-1]['wall_s']:.1f} s wall (log: {log})",
+            f"{runs[-1]['wall_s']:.1f} s wall, critical path "
+            f"{runs[-1]['critical_path_cpu_s']:.1f} CPU s, held {runs[-1]['held_s']:.1f} s "
+            f"(log: {log})",
             flush=True,
         )
     print()

@@ -9,13 +9,21 @@ never by the shipped package.  Environment:
 ``NLP_GATE_BENCH_FORWARD``     ``standin`` (default): ``Classifier._probabilities`` returns
                                rows derived from each row's token ids, a few numpy
                                operations per batch; ``real``: the model's own forward.
+``NLP_GATE_BENCH_HOLD_PER_TOKEN``  seconds the stand-in holds each batch per padded token
+                               (a sleep, GIL released: a device's time); default 0.
+``NLP_GATE_BENCH_AHEAD``       ``on`` (the default with a hold: the engine makes batches
+                               ahead in its producer thread, as on CUDA), ``off``, or
+                               ``device`` (the default without: the engine's own rule).
 
-Stages are accounted exclusively: a wrapped function's CPU time (``time.process_time``, all
-threads of the process) goes to its stage minus what the wrapped functions it calls spend,
-so the stages add up to the process's CPU time.  "start-up" is the process's CPU time before
-this plugin was imported (interpreter, pytest, plugins loaded earlier); "other" is what no
-wrapped function spent: imports after start-up, pytest's own per-item work, fixtures,
-xdist's messaging.
+Stages are accounted exclusively and per thread: a wrapped function's CPU time
+(``time.thread_time`` of the thread that runs it) goes to its stage minus what the wrapped
+functions it calls spend.  "start-up" is the process's CPU time before this plugin was
+imported (interpreter, pytest, plugins loaded earlier); "other" is what no wrapped function
+spent in the main thread: imports after start-up, pytest's own per-item work, fixtures,
+xdist's messaging; "other (producer thread)" the producer's own loop; "native threads" the
+CPU of threads no stage runs in (the tokenizers library's worker pool, torch's), so the
+stages add up to the process's CPU time.  The main thread's CPU is the run's critical path
+when a device computes (its forward pass holds, the producer works beside it).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import importlib.machinery
 import json
 import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -38,30 +47,57 @@ import numpy as np
 import pytest
 
 _START_CPU = time.process_time()  # before this import: the process's start-up
+_START_THREAD = time.thread_time()
+# Seconds of "device time" per padded token the stand-in holds each batch for (sleeping, the
+# GIL released); 0: no hold.
+HOLD_PER_TOKEN = float(os.environ.get("NLP_GATE_BENCH_HOLD_PER_TOKEN", "0") or 0)
+# Whether the engine makes batches ahead in a producer thread: "device" (the engine's own
+# rule: on CUDA), "on" (as on an accelerator; the default with a hold) or "off".
+AHEAD = os.environ.get("NLP_GATE_BENCH_AHEAD", "on" if HOLD_PER_TOKEN else "device")
 
 
 class Ledger:
-    """Exclusive CPU seconds per stage: a stack of the stages under way; the time since the
-    last switch goes to the innermost one."""
+    """Exclusive CPU seconds per stage, per thread: each thread keeps a stack of its stages
+    under way, and its own CPU time (``time.thread_time``) since its last switch goes to its
+    innermost one.  The main thread's is the critical path (what a device waits on); a
+    producer thread's runs beside it.  What no Python thread of this process was charged
+    (the tokenizers library's own worker threads, a thread's time outside any stage) is
+    "native threads" at the end, so the stages add up to the process's CPU time."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
         self.seconds["start-up"] = _START_CPU
-        self._stack = ["other"]
-        self._mark = _START_CPU
+        self.held = 0.0  # seconds the holding stand-in slept (the device's time)
+        self.tokens = 0  # padded tokens forwarded
+        self.batches = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._local.stack, self._local.mark = ["other"], time.thread_time()
+        self._charged = 0.0  # by every thread, since this import
+
+    def _state(self) -> Any:
+        if not hasattr(self._local, "stack"):  # a thread's first stage
+            self._local.stack, self._local.mark = ["other (producer thread)"], time.thread_time()
+        return self._local
+
+    def _charge(self) -> None:
+        state = self._state()
+        now = time.thread_time()
+        with self._lock:
+            self.seconds[state.stack[-1]] += now - state.mark
+            self._charged += now - state.mark
+        state.mark = now
 
     def enter(self, stage: str) -> None:
-        now = time.process_time()
-        self.seconds[self._stack[-1]] += now - self._mark
-        self._mark = now
-        self._stack.append(stage)
-        self.calls[stage] += 1
+        self._charge()
+        self._state().stack.append(stage)
+        with self._lock:
+            self.calls[stage] += 1
 
     def leave(self) -> None:
-        now = time.process_time()
-        self.seconds[self._stack.pop()] += now - self._mark
-        self._mark = now
+        self._charge()
+        self._state().stack.pop()
 
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -72,13 +108,19 @@ class Ledger:
             self.leave()
 
     def close(self) -> dict[str, Any]:
-        now = time.process_time()
-        self.seconds[self._stack[-1]] += now - self._mark
-        self._mark = now
+        self._charge()  # the main thread's last stretch
+        total = time.process_time()
+        self.seconds["native threads"] = max(0.0, total - _START_CPU - self._charged)
         return {
             "pid": os.getpid(),
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
-            "cpu_s": now,
+            "cpu_s": total,
+            # The main thread's CPU (start-up included): the critical path of a run whose
+            # forward pass is a device's.
+            "main_thread_cpu_s": _START_CPU + time.thread_time() - _START_THREAD,
+            "held_s": self.held,
+            "padded_tokens": self.tokens,
+            "batches": self.batches,
             "seconds": dict(self.seconds),
             "calls": dict(self.calls),
         }
@@ -134,6 +176,14 @@ def standin_probabilities(self: Any, features: dict[str, np.ndarray]) -> np.ndar
     rows[:, 0] = 1 - p
     if n > 1:
         rows[:, 1:] = (p / (n - 1))[:, None]
+    LEDGER.tokens += ids.size
+    LEDGER.batches += 1
+    if HOLD_PER_TOKEN:
+        # The device's time for this batch, proportional to its padded tokens: a sleep
+        # releases the GIL, as a CUDA kernel launch and its synchronisation do.
+        hold = HOLD_PER_TOKEN * ids.size
+        time.sleep(hold)
+        LEDGER.held += hold
     return rows
 
 
@@ -148,6 +198,7 @@ TARGETS: Sequence[tuple[str, str, str, str]] = (
     ("nlp_gate.engine.batching", "encode", "tokenizing", "call"),
     ("nlp_gate.engine.batching", "Encodings.encode", "tokenizing", "call"),
     ("nlp_gate.engine.batching", "padded_batches", "tokenizing", "generator"),
+    ("nlp_gate.engine.producer", "parts", "tokenizing", "generator"),
     ("nlp_gate.engine.predictor", "Classifier._probabilities", "forward", "call"),
     ("nlp_gate.engine.predictor", "Classifier.predict_proba", "engine (keys, memo)", "call"),
     ("nlp_gate.engine.predictor", "Classifier._forward", "engine (keys, memo)", "call"),
@@ -165,6 +216,10 @@ _replaced: dict[int, Callable[..., Any]] = {}  # id(original) -> wrapper, for th
 
 
 def _patch(module: ModuleType) -> None:
+    if module.__name__ == "nlp_gate.engine.producer" and AHEAD != "device":
+        # The stand-in stands for an accelerator: the engine makes batches ahead as there.
+        ahead = AHEAD == "on"
+        module.runs_ahead = lambda device: ahead  # type: ignore[attr-defined]
     for name, path, stage, kind in TARGETS:
         if name != module.__name__:
             continue
@@ -215,7 +270,7 @@ class _PatchingFinder(importlib.abc.MetaPathFinder):
     other module can import them by name, and without importing (say) CheckList in a process
     that would not otherwise import it."""
 
-    names = frozenset(t[0] for t in TARGETS)
+    names = frozenset([*(t[0] for t in TARGETS), "nlp_gate.engine.producer"])
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from nlp_gate import suites as checklist_release
 from nlp_gate.config.profiles import load_profile
-from nlp_gate.engine import pair_encoding
+from nlp_gate.engine import pair_encoding, producer
 from nlp_gate.engine.batching import Encodings, encode, padded_batches
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.loading import load_classifier, zoo_location
@@ -62,9 +62,9 @@ def models() -> dict[str, Classifier]:
     }
 
 
-def engine(base: Classifier, batch_size: int) -> Classifier:
+def engine(base: Classifier, batch_size: int, token_budget: int | None = None) -> Classifier:
     """A fresh engine (empty memo, no persistent cache) over ``base``'s loaded model."""
-    options = dataclasses.replace(base.options, batch_size=batch_size)
+    options = dataclasses.replace(base.options, batch_size=batch_size, token_budget=token_budget)
     return Classifier(
         base.spec, base.model, base.tokenizer, base.device, options, base.fingerprint, None
     )
@@ -92,19 +92,39 @@ def reference(suites: dict[str, Any], models: dict[str, Classifier]) -> dict[tup
     }
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(TESTS), st.integers(1, 100), st.randoms(use_true_random=False))
+@settings(
+    max_examples=20,
+    deadline=None,
+    # monkeypatch: each example sets the same two names anew.
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(TESTS),
+    st.integers(1, 100),
+    st.none() | st.integers(1, 2000),
+    st.integers(1, 200),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
 def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
     suites: dict[str, Any],
     models: dict[str, Classifier],
     reference: dict[tuple, tuple],
+    monkeypatch: pytest.MonkeyPatch,
     case: tuple[str, str],
     batch_size: int,
+    budget: int | None,
+    part: int,
+    ahead: bool,
     rng: random.Random,
 ) -> None:
+    """... nor on the token budget, the parts a pass is tokenized in, nor whether a producer
+    thread makes the batches ahead (as on a GPU)."""
     suite_name, test_name = case
     suite = suites[suite_name]
-    classifier = engine(models[suite_name], batch_size)
+    monkeypatch.setattr(producer, "PASS_PART", part)
+    monkeypatch.setattr(producer, "runs_ahead", lambda device: ahead)
+    classifier = engine(models[suite_name], batch_size, budget)
     inputs = examples_of(suite.tests[test_name], SAMPLE, SEED)
     rng.shuffle(inputs)
     classifier.predict_proba(inputs)  # the session's prefetch, in another order
@@ -112,6 +132,10 @@ def test_fail_rates_do_not_depend_on_batch_size_or_prefetch_order(
     assert verdict(suite, suite_name, test_name, classifier) == reference[case]
     # CheckList's own run was answered from the prefetched memo alone.
     assert classifier.forward_count == len({input_key(x) for x in inputs})
+    assert 1 <= classifier.largest_batch_rows <= batch_size
+    if budget is not None:  # only an input longer than the budget may exceed it, alone
+        assert classifier.largest_batch_tokens is not None
+        assert classifier.largest_batch_tokens <= max(budget, classifier.max_length)
 
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
@@ -124,6 +148,7 @@ TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_siz
     st.integers(1, 12),
     st.integers(4, 40),
     st.sampled_from(["right", "left"]),
+    st.none() | st.integers(1, 200),
 )
 def test_padded_batches_are_what_the_tokenizer_pads(
     models: dict[str, Classifier],
@@ -132,15 +157,19 @@ def test_padded_batches_are_what_the_tokenizer_pads(
     batch_size: int,
     max_length: int,
     side: str,
+    budget: int | None,
 ) -> None:
     """The engine tokenizes once and pads per batch itself; every batch must be exactly the
-    tokenizer's own padded encoding of its inputs (ids, token types, attention mask)."""
+    tokenizer's own padded encoding of its inputs (ids, token types, attention mask), and
+    hold at most ``batch_size`` rows and ``budget`` padded tokens (one longer input alone)."""
     tokenizer = copy.deepcopy(models[suite_name].tokenizer)
     tokenizer.padding_side = side
     inputs: list[Any] = pairs if suite_name == "qqp" else [a for a, _ in pairs]
     seen: list[int] = []
-    for idx, batch in padded_batches(tokenizer, inputs, max_length, batch_size):
+    for idx, batch in padded_batches(tokenizer, inputs, max_length, batch_size, None, budget):
         assert len(idx) <= batch_size
+        if budget is not None and len(idx) > 1:
+            assert batch["input_ids"].size <= budget
         chosen = [inputs[i] for i in idx]
         args = (
             ([x[0] for x in chosen], [x[1] for x in chosen]) if suite_name == "qqp" else (chosen,)

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.slow  # pytest runs in subprocesses
 BAD = {  # option: (bad value, the range its message states)
     "--nlp-sample": (["0", "-1"], "must be an integer >= 1"),
     "--nlp-batch-size": (["0"], "must be an integer >= 1"),
+    "--nlp-token-budget": (["0"], "must be an integer >= 1"),
     "--nlp-cache-max-mb": (
         ["-5", "0"],
         "must be an integer >= 1 (off: --nlp-prediction-cache off)",

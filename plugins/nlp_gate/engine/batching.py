@@ -126,17 +126,20 @@ class Encodings:
 
     def __init__(
         self,
-        keep: int = 4,
+        keep: int = 48,
         directory: Path | None = None,
-        keep_files: int = 8,
+        keep_files: int = 96,
         min_inputs: int = 1024,
     ) -> None:
-        self.keep = keep  # at most one per (tokenizer, suite) of a run: ~7-14 MiB each
+        # Entries are the parts of a pass (``producer.PASS_PART`` inputs; a suite's pass is
+        # ~11): 48 hold about four (tokenizer, suite) passes of a run, ~7-14 MiB each.
+        self.keep = keep
         # Smaller passes (an attack's queries, a comparison's few inputs) tokenize in
         # milliseconds: kept, they would only push a suite's tokenization out.
         self.min_inputs = min_inputs
         self.directory = directory  # the files shared between processes; None: memory only
-        self.keep_files = keep_files  # ~10-25 MB each (in the smallest int type, as in memory)
+        # ~1-2.5 MB each (in the smallest int type, as in memory): about eight passes.
+        self.keep_files = keep_files
         self.reused = 0  # answered from this process's memory
         self.loaded = 0  # answered from a file another process (or run) wrote
         self._store: OrderedDict[str, Encoded] = OrderedDict()
@@ -242,12 +245,31 @@ def _compact(a: np.ndarray) -> np.ndarray:
     return a.astype(np.min_scalar_type(int(a.max())), copy=False) if a.size else a
 
 
+def batch_bounds(lengths: np.ndarray, batch_size: int, token_budget: int | None) -> list[int]:
+    """Where the batches of inputs sorted by token count (``lengths``, ascending) end: each
+    the most inputs after the last batch that hold at most ``batch_size`` rows and at most
+    ``token_budget`` padded tokens (rows x the longest row's tokens; None: no budget).  An
+    input longer than the budget alone is a batch of its own."""
+    ends: list[int] = []
+    start, n = 0, len(lengths)
+    while start < n:
+        end = min(start + batch_size, n)
+        if token_budget is not None and (end - start) * int(lengths[end - 1]) > token_budget:
+            # rows x width grows with the rows (sorted ascending): the rows that fit are a prefix.
+            rows = np.arange(1, end - start + 1) * lengths[start:end]
+            end = start + max(1, int(np.count_nonzero(rows <= token_budget)))
+        ends.append(end)
+        start = end
+    return ends
+
+
 def padded_batches(
     tokenizer: Any,
     inputs: Sequence[Hashable],
     max_length: int,
     batch_size: int,
     encoded: Encoded | None = None,
+    token_budget: int | None = None,
 ) -> Iterator[tuple[np.ndarray, dict[str, np.ndarray]]]:
     """``inputs`` as model-ready batches: (indices into ``inputs``, padded features).
 
@@ -255,8 +277,9 @@ def padded_batches(
     sorted by token count and padded per batch here with numpy: per-batch tokenizer calls
     (or ``tokenizer.pad``) spend ~1.5x as long in transformers' Python-side batching
     (measured on the zoo's QQP model), and sorting keeps padding, i.e. wasted compute,
-    small.  Each batch equals what ``tokenizer(batch, padding=True, truncation=True,
-    max_length=max_length)`` returns for its inputs.
+    small.  A batch holds at most ``batch_size`` inputs and at most ``token_budget`` padded
+    tokens (``batch_bounds``).  Each batch equals what ``tokenizer(batch, padding=True,
+    truncation=True, max_length=max_length)`` returns for its inputs.
     """
     if not inputs:
         return
@@ -266,8 +289,10 @@ def padded_batches(
     fill = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id}
     left = tokenizer.padding_side == "left"
     order = np.argsort(enc.lengths, kind="stable")
-    for start in range(0, len(order), batch_size):
-        idx = order[start : start + batch_size]
+    start = 0
+    for end in batch_bounds(enc.lengths[order], batch_size, token_budget):
+        idx = order[start:end]
+        start = end
         lengths = enc.lengths[idx][:, None]
         width = int(lengths.max())
         column = np.arange(width)[None, :]

@@ -310,6 +310,7 @@ class EndpointClassifier(FunctionClassifier):
                 batch = batches[n]
                 rows = self._checked(returned, len(batch))
                 out[n * size : n * size + len(batch)] = rows[:, self._order]
+                self.largest_batch_rows = max(self.largest_batch_rows, len(batch))
                 self._advance(len(batch))
         self.forward_count += len(inputs)
         return out

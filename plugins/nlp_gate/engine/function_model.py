@@ -178,6 +178,7 @@ class FunctionClassifier(Classifier):
         self.fingerprint_source = "declared" if declared else "none"
         self.backend = "python"  # the user's function computes: no --nlp-backend applies
         self.max_length = 0  # no tokenizer here: nothing is cut
+        self.token_budget = self.largest_batch_tokens = None  # nor batches of tokens
 
     def _forward(self, inputs: list[Hashable]) -> np.ndarray:
         out = np.empty((len(inputs), len(self._order)), dtype=np.float64)
@@ -186,6 +187,7 @@ class FunctionClassifier(Classifier):
             batch = list(inputs[start : start + size])  # texts, or (text, text) tuples
             rows = self._checked(self.model(batch), len(batch))
             out[start : start + len(batch)] = rows[:, self._order]
+            self.largest_batch_rows = max(self.largest_batch_rows, len(batch))
             self._advance(len(batch))
         self.forward_count += len(inputs)
         return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from nlp_gate.config.specs import ModelSpec
-from nlp_gate.engine import pass_lock
-from nlp_gate.engine.batching import Encodings, encode, padded_batches
+from nlp_gate.engine import pass_lock, producer
+from nlp_gate.engine.batching import Encodings, encode
+from nlp_gate.engine.encoded import Encoded
 from nlp_gate.engine.keys import input_key
 from nlp_gate.engine.onnx_backend import OnnxModel
 from nlp_gate.engine.prediction_cache import PredictionCache
@@ -60,12 +61,33 @@ class LoadOptions:
     # 128: fastest of 64/128/256 for the zoo's full suites on 2 CPU cores
     # (docs/measurements/performance.md); inputs are length-sorted, so a larger batch adds no
     # padding.
-    batch_size: int = 128
+    batch_size: int = 128  # a batch's most rows
+    # A batch's most padded tokens (rows x the longest row's tokens); None: per device
+    # (``token_budget``).
+    token_budget: int | None = None
     max_length: int = 128
     cache: Path | None = None  # persistent prediction cache file; None disables it
     cache_max_mb: int = 2048
     backend: str = "torch"  # torch | onnx (ONNX Runtime on the CPU: engine/onnx_backend.py)
     export_dir: Path | None = None  # the ONNX exports; None: <cache dir>/onnx
+
+
+# The default token budget on a CUDA device: 256 rows at 128 tokens, the batches the paper's
+# workload ran on one GPU (docs/measurements/performance.md).  It bounds a worker's peak
+# activation memory, so several workers fit on one accelerator; on the CPU the rows alone
+# bound a batch, as before (``token_budget``).
+CUDA_TOKEN_BUDGET = 32_768
+
+
+def token_budget(options: LoadOptions, device: str) -> int:
+    """A batch's most padded tokens on ``device``: ``--nlp-token-budget``, else on CUDA
+    ``CUDA_TOKEN_BUDGET``, else (the CPU) the batch size at the maximum length, a budget the
+    rows reach first, so CPU batches are those of the row count alone."""
+    if options.token_budget is not None:
+        return options.token_budget
+    if device.startswith("cuda"):
+        return CUDA_TOKEN_BUDGET
+    return options.batch_size * options.max_length
 
 
 def cpu_threads() -> int:
@@ -127,6 +149,10 @@ class Classifier:
         self.forward_seconds = 0.0  # spent computing those: the summary's cold-prediction cost
         self._stage: Stage | None = None  # the forward pass under way, for its progress
         self.truncated = 0  # forwarded inputs longer than max_length, cut to it
+        # None where no tokenizer makes batches (a function or endpoint model).
+        self.token_budget: int | None = token_budget(options, device)
+        self.largest_batch_rows = 0  # of the batches forwarded (results.json engine[])
+        self.largest_batch_tokens: int | None = 0  # padded: rows x width
         self.max_length = options.max_length  # narrowed to the position table at first pass
         self._model, self._tokenizer = model, tokenizer
         self._loader = loader  # loads (model, tokenizer) when they are None
@@ -249,27 +275,42 @@ class Classifier:
         )
         self.max_length = max_length
         tokenizer = self.tokenizer
-        encoded = (
-            self.encodings.encode(tokenizer, inputs, max_length)
-            if self.encodings is not None
-            else encode(tokenizer, inputs, max_length)
-        )
-        # An empty text is its special tokens alone; a long one is cut (as in the seed's
-        # pipeline), and the report counts how many were.
-        self.truncated += encoded.truncated
-        if len(inputs) > self.options.batch_size:
-            # Tokenizing a suite leaves ~100 MiB freed but kept by the allocator (its chunks'
-            # lists of ids, the packing's copies): returned before the model adds its own.
-            release_freed_memory()
-        with self._inference():
-            batches = padded_batches(
-                tokenizer, inputs, max_length, self.options.batch_size, encoded
+
+        def encoded(part: Sequence[Hashable]) -> Encoded:
+            if self.encodings is not None:
+                return self.encodings.encode(tokenizer, part, max_length)
+            return encode(tokenizer, part, max_length)
+
+        ahead = producer.runs_ahead(self.device)
+
+        def made() -> Generator[producer.Part, None, None]:
+            return producer.parts(
+                tokenizer,
+                inputs,
+                max_length,
+                self.options.batch_size,
+                self.token_budget,
+                encoded,
+                eager=ahead,
             )
-            for n, (idx, features) in enumerate(batches, 1):
-                out[idx] = self._probabilities(features)
-                self._advance(len(idx))
-                if n % RELEASE_EVERY == 0:
-                    release_freed_memory()
+
+        stream = producer.produced(made) if ahead else made()
+        # Closed on the way out, error or Ctrl-C included: the producer's thread then stops.
+        with self._inference(), contextlib.closing(stream):
+            n = 0
+            for part in stream:
+                # An empty text is its special tokens alone; a long one is cut (as in the
+                # seed's pipeline), and the report counts how many were.
+                self.truncated += part.truncated
+                for idx, features in part.batches:
+                    out[idx] = self._probabilities(features)
+                    self._advance(len(idx))
+                    rows, width = features["input_ids"].shape
+                    self.largest_batch_rows = max(self.largest_batch_rows, rows)
+                    self.largest_batch_tokens = max(self.largest_batch_tokens or 0, rows * width)
+                    n += 1
+                    if n % RELEASE_EVERY == 0:
+                        release_freed_memory()
         self.forward_count += len(inputs)
         return out
 

@@ -24,7 +24,7 @@ from nlp_gate.config.options import (
 from nlp_gate.config.paths import cache_dir, zoo_dir
 from nlp_gate.config.profiles import DEFAULT_PROFILE
 from nlp_gate.engine.onnx_backend import BACKENDS
-from nlp_gate.engine.predictor import LoadOptions
+from nlp_gate.engine.predictor import CUDA_TOKEN_BUDGET, LoadOptions
 from nlp_gate.kinds import KINDS
 from nlp_gate.kinds.checklist.explained import DEFAULT_EXPLAIN, EXPLAIN_MODES
 from nlp_gate.shard import Shard, ShardError
@@ -88,7 +88,16 @@ def add_options(parser: pytest.Parser) -> None:
         "--nlp-batch-size",
         type=at_least(1),
         default=LoadOptions.batch_size,
-        help=f"inputs per forward pass (default: {LoadOptions.batch_size})",
+        help=f"inputs per forward pass, at most (default: {LoadOptions.batch_size})",
+    )
+    group.addoption(
+        "--nlp-token-budget",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="padded tokens (rows x longest row) per forward pass, at most; a longer "
+        f"input is a batch of its own (default: {CUDA_TOKEN_BUDGET} on CUDA, "
+        "the batch size x 128 on the CPU)",
     )
     group.addoption(
         "--nlp-prediction-cache",
@@ -261,6 +270,7 @@ def options_from(config: pytest.Config) -> Options:
             device=opt.nlp_device,
             dtype=opt.nlp_dtype,
             batch_size=opt.nlp_batch_size,
+            token_budget=opt.nlp_token_budget,
             cache=cache_file,
             cache_max_mb=opt.nlp_cache_max_mb,
             backend=opt.nlp_backend,

@@ -37,6 +37,7 @@ def run_metadata(run: Run) -> dict[str, Any]:
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
             "explain": run.options.explain,
+            "token_budget": run.options.load.token_budget,
             "packages": package_versions(),
         }
 
@@ -74,6 +75,7 @@ def _run_metadata(run: Run) -> dict[str, Any]:
             "backend": run.options.load.backend,
             "batch_size": run.options.load.batch_size,
             "explain": run.options.explain,
+            "token_budget": run.options.load.token_budget,
             "packages": package_versions(),
         }
     )
@@ -123,6 +125,17 @@ def report_header(run: Run) -> list[str]:
         + (
             f" backend={run.options.load.backend}"
             if run.options.load.backend != LoadOptions.backend
+            else ""
+        )
+        # And the batches' bounds (--nlp-batch-size, --nlp-token-budget) when given.
+        + (
+            f" batch_size={run.options.load.batch_size}"
+            if run.options.load.batch_size != LoadOptions.batch_size
+            else ""
+        )
+        + (
+            f" token_budget={run.options.load.token_budget}"
+            if run.options.load.token_budget is not None
             else ""
         ),
     ]

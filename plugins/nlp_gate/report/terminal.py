@@ -88,15 +88,27 @@ def cold_prediction_lines(engine: list[dict[str, Any]]) -> list[str]:
     """What each model's cold predictions (inputs no cache held) cost this run, over all its
     processes: the stage a first item spends its time in."""
     spent: dict[str, tuple[int, float]] = {}
+    largest: dict[str, tuple[int, int]] = {}  # rows, padded tokens (over its processes)
     for r in engine:
         if r.get("forward_seconds") is None:
             continue  # results of a version that did not time them
         name = f"{r['dataset']}/{r['model']}"
         inputs, seconds = spent.get(name, (0, 0.0))
         spent[name] = (inputs + int(r["forward_passes"]), seconds + float(r["forward_seconds"]))
+        if r.get("largest_batch_tokens"):  # a checkpoint that forwarded (0.6 on)
+            rows, tokens = largest.get(name, (0, 0))
+            largest[name] = (
+                max(rows, int(r["largest_batch_rows"])),
+                max(tokens, int(r["largest_batch_tokens"])),
+            )
     return [
         f"cold predictions: {name}: {inputs} inputs in {seconds:.1f}s"
         + (f" ({inputs / seconds:.0f} inputs/s)" if seconds > 0 else "")
+        + (
+            f", batches of up to {largest[name][0]} rows, {largest[name][1]} padded tokens"
+            if name in largest
+            else ""
+        )
         for name, (inputs, seconds) in spent.items()
         if inputs
     ]

@@ -85,6 +85,9 @@ class Recorder(ResultStore):
                     "cache_rejected": c.cache_rejected,
                     "forward_seconds": round(c.forward_seconds, 3),
                     "backend": c.backend,
+                    "token_budget": c.token_budget,
+                    "largest_batch_rows": c.largest_batch_rows,
+                    "largest_batch_tokens": c.largest_batch_tokens,
                     **extra,
                 },
             )
