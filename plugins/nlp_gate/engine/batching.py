@@ -130,16 +130,20 @@ class Encodings:
         directory: Path | None = None,
         keep_files: int = 96,
         min_inputs: int = 1024,
+        keep_bytes: int = 256 << 20,
     ) -> None:
-        # Entries are the parts of a pass (``producer.PASS_PART`` inputs; a suite's pass is
-        # ~11): 48 hold about four (tokenizer, suite) passes of a run, ~7-14 MiB each.
+        # Entries are the parts of a pass: ahead of an accelerator ``producer.PASS_PART``
+        # inputs (a suite's pass is ~11), 48 of them about four (tokenizer, suite) passes of a
+        # run, ~7-14 MiB each; on the CPU a whole pass (a run holds far fewer than 48).
         self.keep = keep
         # Smaller passes (an attack's queries, a comparison's few inputs) tokenize in
         # milliseconds: kept, they would only push a suite's tokenization out.
         self.min_inputs = min_inputs
         self.directory = directory  # the files shared between processes; None: memory only
-        # ~1-2.5 MB each (in the smallest int type, as in memory): about eight passes.
+        # In the smallest int type, as in memory: a part ~1-2.5 MB, a whole CPU pass ~10-25
+        # MB; either way at most ``keep_bytes`` together (about eight passes).
         self.keep_files = keep_files
+        self.keep_bytes = keep_bytes
         self.reused = 0  # answered from this process's memory
         self.loaded = 0  # answered from a file another process (or run) wrote
         self._store: OrderedDict[str, Encoded] = OrderedDict()
@@ -233,6 +237,7 @@ class Encodings:
                     **{f"flat_{name}": _compact(a) for name, a in found.flat.items()},  # type: ignore[arg-type]  # numpy's stub: **kwds as bool
                 ),
                 self.keep_files,
+                self.keep_bytes,
             )
 
 

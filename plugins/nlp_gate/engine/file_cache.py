@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 
-def publish(path: Path, write: Callable[[BinaryIO], object], keep: int) -> None:
+def publish(
+    path: Path, write: Callable[[BinaryIO], object], keep: int, keep_bytes: int | None = None
+) -> None:
     """Write ``path`` through ``write`` atomically, then keep only the ``keep`` most
-    recently used files with its suffix in its folder."""
+    recently used files with its suffix in its folder, and (``keep_bytes``) only as many of
+    them as fit that size together (the newest always stays)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     with partial.open("wb") as f:
@@ -25,9 +28,13 @@ def publish(path: Path, write: Callable[[BinaryIO], object], keep: int) -> None:
     stamped = []
     for other in path.parent.glob(f"*{path.suffix}"):
         with contextlib.suppress(FileNotFoundError):  # another process pruned it meanwhile
-            stamped.append((other.stat().st_mtime, other))
-    for _, old in sorted(stamped)[:-keep]:
-        old.unlink(missing_ok=True)
+            stat = other.stat()
+            stamped.append((stat.st_mtime, stat.st_size, other))
+    total = 0
+    for n, (_, size, old) in enumerate(sorted(stamped, reverse=True)):
+        total += size
+        if n >= keep or (n and keep_bytes is not None and total > keep_bytes):
+            old.unlink(missing_ok=True)
 
 
 def mark_used(path: Path) -> None:

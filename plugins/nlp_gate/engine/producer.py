@@ -7,10 +7,13 @@ and the CPU waits while the device computes.  The tokenizers library releases th
 it encodes, and numpy while it pads, so a second thread overlaps them with the forward pass
 (issue 60; docs/measurements/performance.md, "The CPU side off the accelerator's path").
 
-A pass is tokenized in parts of ``PASS_PART`` inputs, so that the first batches are ready
-after a part's tokenizing rather than the whole pass's; each part is sorted by length and
-padded on its own (``batching.padded_batches``), which keeps the sorting's small padding.
-Every batch is still the tokenizer's own ``padding=True`` encoding of its inputs.
+Ahead of an accelerator, a pass is tokenized in parts of ``PASS_PART`` inputs, so that the
+first batches are ready after a part's tokenizing rather than the whole pass's; each part is
+sorted by length and padded on its own (``batching.padded_batches``), which keeps the
+sorting's small padding.  On the CPU the pass is one part, sorted as a whole: its batches,
+and so the float rounding of every row, are exactly those of a run before parts existed,
+which the zoo's recorded outcomes and other CPUs' verdicts rest on.  Every batch is still
+the tokenizer's own ``padding=True`` encoding of its inputs.
 """
 
 from __future__ import annotations
@@ -67,11 +70,13 @@ def parts(
     encode: Callable[[Sequence[Hashable]], Encoded],
     eager: bool,
 ) -> Generator[Part, None, None]:
-    """``inputs`` in parts of ``PASS_PART``, each tokenized by ``encode`` (which may answer
-    from ``Encodings``) and cut into padded batches; ``eager``: padded at once (in the
-    producer's thread), else as the batches are asked for."""
-    for start in range(0, len(inputs), PASS_PART):
-        part = inputs[start : start + PASS_PART]
+    """``inputs`` in parts, each tokenized by ``encode`` (which may answer from
+    ``Encodings``) and cut into padded batches; ``eager`` (made ahead of an accelerator):
+    parts of ``PASS_PART`` padded at once, in the producer's thread; else the whole pass as
+    one part, padded as the batches are asked for."""
+    size = PASS_PART if eager else max(1, len(inputs))
+    for start in range(0, len(inputs), size):
+        part = inputs[start : start + size]
         encoded = encode(part)
         if len(part) > batch_size:
             # A part's tokenizing leaves freed memory kept by the allocator (its chunks' lists
