@@ -25,44 +25,14 @@ import pytest
 import yaml
 from PIL import Image
 
+from fixtures.chromium import NEEDS_BROWSER, chromium
 from fixtures.gate_run import RunGate
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "explained-examples.png"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ITEM = "sentiment/protected: race/sst2/bert"
 
-pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="Chromium not installed (Debian: apt-get install chromium); CI installs it",
-    ),
-    pytest.mark.skipif(
-        not (REPO / "node_modules" / ".bin" / "allure").exists(),
-        reason="the pinned Allure CLI is not installed: run `npm ci` at the repo root",
-    ),
-]
-
-
-def chromium(*args: str, profile: Path) -> str:
-    assert CHROMIUM is not None
-    return subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--virtual-time-budget=10000",
-            "--hide-scrollbars",
-            f"--user-data-dir={profile}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
-    ).stdout
+pytestmark = NEEDS_BROWSER
 
 
 @pytest.fixture
@@ -116,7 +86,7 @@ def test_explained_examples_are_drawn_in_allure_and_summary(
     by_id = json.loads((folder / "allure-report" / "test-results.json").read_text())["byId"]
     item = next(i for i, r in by_id.items() if ITEM in r["name"])
     url = (folder / "allure-report" / "index.html").as_uri() + "#/" + item
-    dom = chromium("--dump-dom", url, profile=tmp_path / "profile")
+    dom = chromium("--dump-dom", url, profile=tmp_path / "profile").stdout
     # Allure renders the item's description into a sandboxed frame's srcdoc.
     frames = [html.unescape(m) for m in re.findall(r'srcdoc="([^"]*)"', dom)]
     page = next(f for f in frames if "nlp-explained" in f)
@@ -128,7 +98,7 @@ def test_explained_examples_are_drawn_in_allure_and_summary(
 
     summary = chromium(
         "--dump-dom", (folder / "summary.html").as_uri(), profile=tmp_path / "profile"
-    )
+    ).stdout
     assert f"Explained failing examples ({len(record['explanations'])})" in summary
     for word in _drawn(entry):
         assert word in summary

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.chromium import NEEDS_BROWSER, chromium
 from fixtures.report_data import fabricated_results
 from nlp_gate.report import write_reports
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "reports" / "allure-summary.png"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # A cell no random fill produces: Table 2, protected: race, sst2 (bert 12.3 bold vs albert 45.6).
 KNOWN = {
     ("sentiment", "protected: race", "sst2", "bert"): 12.3,
@@ -31,17 +31,10 @@ KNOWN = {
 }
 
 pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="Chromium not installed (Debian: apt-get install chromium); CI installs it",
-    ),
+    *NEEDS_BROWSER,
     pytest.mark.skipif(
         shutil.which("npx") is None,
         reason="Node.js not installed (Debian: apt-get install nodejs npm); CI installs it",
-    ),
-    pytest.mark.skipif(
-        not (REPO / "node_modules" / ".bin" / "allure").exists(),
-        reason="the pinned Allure CLI is not installed: run `npm ci` at the repo root",
     ),
 ]
 
@@ -57,26 +50,6 @@ def test_protected_race_sst2_albert():
     pytest.fail("sentiment/protected: race/sst2/albert: fail rate 45.6% exceeds the gate 30.0%",
                 pytrace=False)
 """
-
-
-def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--virtual-time-budget=10000",
-            "--hide-scrollbars",
-            f"--user-data-dir={profile}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
-    )
 
 
 @pytest.fixture(scope="module")
