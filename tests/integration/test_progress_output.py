@@ -78,7 +78,7 @@ def test_cold_predictions_report_progress_and_their_cost(run_gate: RunGate, work
         run.result.stdout.re_match_lines(
             [
                 rf"cold predictions: {re.escape(model)}: {passes[model]} inputs in [\d.]+s"
-                + r"( \(\d+ inputs/s\))?$"
+                + r"( \(\d+ inputs/s\))?, batches of up to \d+ rows, \d+ padded tokens$"
             ]
         )
     # results.json has the time each process spent on them.
