@@ -28,7 +28,6 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from checklist.expect import Expect
 
 PASS, FAIL, NONE = 1, 0, -1
 
@@ -183,6 +182,9 @@ def _cells(fn: Any) -> dict[str, Any]:
 @cache
 def _library_codes() -> dict[str, Any]:
     """The code object of each closure CheckList's ``Expect`` factories return."""
+    # Imported here, not at the top: collecting the items imports this module, and
+    # collection loads no CheckList (tests/integration/test_start_up.py).
+    from checklist.expect import Expect
 
     def inner(fn: Any) -> Any:
         return _cells(fn)["fn"]
